@@ -1,0 +1,53 @@
+package io.github.distlock;
+
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A reentrant lock shared by every process that uses the same registry backend, whose every
+ * acquisition carries a fencing token.
+ *
+ * <p>Semantics follow {@link java.util.concurrent.locks.ReentrantLock}: a thread may re-acquire a
+ * key it already holds (through any {@code FencedLock} for that key) without waiting, and must
+ * unlock as many times; only the holding thread may unlock
+ * ({@link IllegalMonitorStateException} otherwise); a negative or zero timeout tries once.
+ *
+ * <p><b>A lease is not a lock.</b> A distributed hold can end without {@link #unlock()} (the
+ * holder's lease expired, for example during a long GC pause or a partition). The lock then
+ * reports it: {@link #isLockedByCurrentThread()} turns false and {@link #unlock()} throws
+ * {@link LockLostException}. Between the moment the hold ends and the moment the holder notices,
+ * another process may already hold the lock. Resources that must never accept a write from a
+ * stale holder should therefore check the {@linkplain #getFence() fence}: it is strictly greater
+ * for every later acquisition of the same key.
+ *
+ * <p>Acquisition methods throw {@link LockAcquisitionException} when the backend fails or cannot
+ * be reached; they never block past their timeout. {@link #newCondition()} is not supported.
+ */
+public interface FencedLock extends Lock {
+
+    /** @return the key this lock guards */
+    String getKey();
+
+    /** @return whether waiters of this lock object are served in arrival order */
+    boolean isFair();
+
+    /**
+     * Returns the fencing token of the current thread's hold: a number strictly greater than the
+     * token of every earlier acquisition of the same key, across all processes.
+     * @return the fence of the current hold (the same for reentrant holds)
+     * @throws IllegalMonitorStateException if the current thread does not hold the lock
+     */
+    long getFence();
+
+    /** @return whether the current thread holds this key and the hold has not been lost */
+    boolean isLockedByCurrentThread();
+
+    /** @return how many times the current thread holds this key (0 if it does not) */
+    int getHoldCount();
+
+    /**
+     * Whether the key is held by anyone, in any process. The answer may be stale by the time it
+     * returns; use it for monitoring, not for control flow.
+     * @return whether the key is held
+     */
+    boolean isLocked();
+}

@@ -1,0 +1,59 @@
+package io.github.distlock;
+
+import java.time.Duration;
+
+/**
+ * A lock could not be acquired: the wait timed out, or the backend failed or could not be reached
+ * while acquiring. The message names the key, how long the caller waited and, where known, who
+ * holds the lock.
+ */
+public class LockAcquisitionException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String key;
+
+    private final Duration waited;
+
+    private final String holder;
+
+    /**
+     * Creates an exception.
+     * @param key the lock key
+     * @param waited how long the caller waited before giving up
+     * @param holder who held the lock, or {@code null} if unknown
+     * @param message what went wrong
+     * @param cause the backend failure, or {@code null}
+     */
+    public LockAcquisitionException(String key, Duration waited, String holder, String message,
+            Throwable cause) {
+        super(describe(key, waited, holder, message), cause);
+        this.key = key;
+        this.waited = waited;
+        this.holder = holder;
+    }
+
+    private static String describe(String key, Duration waited, String holder, String message) {
+        StringBuilder text = new StringBuilder("Could not acquire lock '").append(key)
+            .append("' after ").append(waited.toMillis()).append(" ms: ").append(message);
+        if (holder != null) {
+            text.append(" (held by ").append(holder).append(')');
+        }
+        return text.toString();
+    }
+
+    /** @return the lock key */
+    public String getKey() {
+        return this.key;
+    }
+
+    /** @return how long the caller waited */
+    public Duration getWaited() {
+        return this.waited;
+    }
+
+    /** @return who held the lock when the caller gave up, or {@code null} if unknown */
+    public String getHolder() {
+        return this.holder;
+    }
+}

@@ -1,0 +1,32 @@
+package io.github.distlock;
+
+/**
+ * Hands out {@link FencedLock}s by key.
+ *
+ * <p>The key is the lock's identity: every {@code FencedLock} obtained for the same key, fair or
+ * unfair, from any registry that shares the same backend, excludes every other. {@code fair} only
+ * says how a caller waits: fair callers are served in the order they started waiting, unfair
+ * callers may take a free lock ahead of queued fair ones.
+ *
+ * <p>Obtaining a lock is cheap and does not talk to the backend; lock objects may be cached or
+ * obtained per call. Implementations are thread-safe; one registry per application is typical.
+ */
+public interface LockRegistry {
+
+    /**
+     * Returns an unfair lock for {@code key}.
+     * @param key any non-empty string
+     * @return the lock
+     * @throws IllegalArgumentException if {@code key} is null or empty
+     */
+    FencedLock obtain(String key);
+
+    /**
+     * Returns a lock for {@code key} that waits fairly (first come, first served) or not.
+     * @param key any non-empty string
+     * @param fair whether waiters are served in arrival order
+     * @return the lock
+     * @throws IllegalArgumentException if {@code key} is null or empty
+     */
+    FencedLock obtain(String key, boolean fair);
+}
