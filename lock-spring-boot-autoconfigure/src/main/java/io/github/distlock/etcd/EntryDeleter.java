@@ -1,0 +1,73 @@
+package io.github.distlock.etcd;
+
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes queue entries that a waiter gave up or a release could not delete, retrying in the
+ * background until etcd confirms or the entry's session ends (its lease then takes the key with
+ * it), so a ghost entry never delays the next waiter for long.
+ */
+final class EntryDeleter {
+
+    private static final Logger logger = LoggerFactory.getLogger(EntryDeleter.class);
+
+    private static final long FIRST_RETRY_MILLIS = 100;
+
+    private static final long MAX_RETRY_MILLIS = 2_000;
+
+    private final ScheduledExecutorService scheduler;
+
+    private final long requestTimeoutNanos;
+
+    private final AtomicInteger pending = new AtomicInteger();
+
+    EntryDeleter(ScheduledExecutorService scheduler, long requestTimeoutNanos) {
+        this.scheduler = scheduler;
+        this.requestTimeoutNanos = requestTimeoutNanos;
+    }
+
+    void deleteUntilGone(QueueEntry entry) {
+        this.pending.incrementAndGet();
+        attempt(entry, 1, FIRST_RETRY_MILLIS);
+    }
+
+    /** Deletions not yet confirmed by etcd. */
+    int pending() {
+        return this.pending.get();
+    }
+
+    private void attempt(QueueEntry entry, int attempt, long nextDelayMillis) {
+        if (entry.session().ended().isDone()) {
+            this.pending.decrementAndGet();
+            return;
+        }
+        entry.compareAndDelete()
+            .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
+            .whenComplete((response, failure) -> {
+                if (failure == null) {
+                    this.pending.decrementAndGet();
+                    if (attempt > 1) {
+                        logger.info("Deleted lock entry {} after {} attempts", entry.describeKey(), attempt);
+                    }
+                    return;
+                }
+                if (attempt == 1 || attempt % 10 == 0) {
+                    logger.warn("Could not delete lock entry {} (attempt {}: {}); retrying in the background",
+                            entry.describeKey(), attempt, EtcdCalls.describe(failure));
+                }
+                try {
+                    this.scheduler.schedule(() -> attempt(entry, attempt + 1,
+                            Math.min(nextDelayMillis * 2, MAX_RETRY_MILLIS)), nextDelayMillis, TimeUnit.MILLISECONDS);
+                }
+                catch (RuntimeException rejected) {
+                    // Scheduler shut down with the registry: the lease revoke on close removes the key.
+                    this.pending.decrementAndGet();
+                }
+            });
+    }
+}

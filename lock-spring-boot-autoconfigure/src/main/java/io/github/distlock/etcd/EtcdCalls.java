@@ -1,0 +1,75 @@
+package io.github.distlock.etcd;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
+
+/** Bounded waits on jetcd futures. */
+final class EtcdCalls {
+
+    private EtcdCalls() {
+    }
+
+    /**
+     * Waits for {@code call} at most {@code timeoutNanos}. An interruptible wait throws
+     * {@link InterruptedException}; an uninterruptible one keeps waiting and restores the
+     * interrupt status before returning.
+     */
+    static <T> T await(CompletableFuture<T> call, long timeoutNanos, boolean interruptible, String what)
+            throws EtcdCallFailedException, InterruptedException {
+        long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                }
+                catch (InterruptedException ex) {
+                    if (interruptible) {
+                        throw ex;
+                    }
+                    interrupted = true;
+                }
+                catch (TimeoutException ex) {
+                    throw new EtcdCallFailedException(what + " got no answer within "
+                            + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", ex);
+                }
+                catch (ExecutionException ex) {
+                    throw new EtcdCallFailedException(what + " failed: " + describe(ex.getCause()), ex.getCause());
+                }
+                catch (CancellationException ex) {
+                    throw new EtcdCallFailedException(what + " was cancelled", ex);
+                }
+            }
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static boolean isLeaseNotFound(Throwable failure) {
+        Throwable cause = failure;
+        while (cause != null) {
+            if (cause instanceof EtcdException etcd && etcd.getErrorCode() == ErrorCode.NOT_FOUND) {
+                return true;
+            }
+            cause = cause.getCause();
+        }
+        return false;
+    }
+
+    static String describe(Throwable failure) {
+        if (failure == null) {
+            return "unknown error";
+        }
+        String message = failure.getMessage();
+        return (message != null) ? message : failure.getClass().getSimpleName();
+    }
+}

@@ -1,0 +1,645 @@
+package io.github.distlock.etcd;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.github.distlock.FencedLock;
+import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockLostException;
+import io.github.distlock.LockRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link LockRegistry} whose locks are shared by every process that uses the same etcd cluster
+ * and namespace.
+ *
+ * <p><b>How it works.</b> Each lock key has a queue in etcd: an acquisition writes an entry under
+ * the key's root, attached to the registry's session lease, and owns the lock when its entry is
+ * the oldest (lowest create revision). A waiter waits for the deletion of the entry just before
+ * its own, delivered by one watch stream per registry. The fence of a hold is its entry's create
+ * revision. An uncontended {@code lock()} plus {@code unlock()} costs two etcd round trips.
+ *
+ * <p><b>Fair and unfair.</b> Fair acquisitions take their place in the etcd queue the moment they
+ * start waiting, so fair waiters are served in arrival order across all threads of all processes.
+ * Unfair acquisitions of one process first pass a local, barging gate, so at most one of them per
+ * key and process waits in etcd; they make no ordering promise. Fair and unfair acquisitions of a
+ * key share one queue and exclude each other.
+ *
+ * <p><b>Session.</b> One lease per registry, granted at the first acquisition and renewed every
+ * third of its TTL. If etcd does not acknowledge a renewal within one TTL (measured on this
+ * process's monotonic clock from when the acknowledged renewal was sent), every hold under the
+ * lease is considered lost: {@link FencedLock#isLockedByCurrentThread()} turns false and
+ * {@link FencedLock#unlock()} throws {@link LockLostException}. Later acquisitions start a new
+ * session. A crashed process's locks are freed when its lease expires, after at most one TTL.
+ *
+ * <p><b>Failures.</b> Every etcd request is bounded by the request timeout. A timed acquisition
+ * retries transient etcd failures until its timeout and then throws
+ * {@link LockAcquisitionException}; an untimed one ({@code lock()}) throws once etcd has failed
+ * for longer than the request timeout. A zero or negative timeout makes one attempt, which may
+ * take up to {@code min(request timeout, 500 ms)} when etcd is slow. Entries of waiters that give
+ * up are deleted in the background, retried until etcd confirms.
+ *
+ * <p>{@link #close()} revokes the lease, which releases every lock held through this registry;
+ * holds still open then report themselves lost. The {@link Client} is not closed.
+ */
+public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
+
+    /** Default namespace under which all lock entries live. */
+    public static final String DEFAULT_NAMESPACE = "/distributed-lock/";
+
+    /** Default session lease TTL. */
+    public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(10);
+
+    /** Default bound on each etcd request. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
+
+    private static final Logger logger = LoggerFactory.getLogger(EtcdLockRegistry.class);
+
+    private static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private final Client client;
+
+    private final EtcdKeyspace keyspace;
+
+    private final long leaseTtlSeconds;
+
+    private final String ownerIdentity;
+
+    private final String endpoints;
+
+    private final long requestTimeoutNanos;
+
+    private final ScheduledExecutorService scheduler;
+
+    private final WatchDispatcher dispatcher;
+
+    private final EntryDeleter deleter;
+
+    private final LockQueue queue;
+
+    private final Map<String, LocalKeyState> keyStates = new ConcurrentHashMap<>();
+
+    private final Set<QueueEntry> activeEntries = ConcurrentHashMap.newKeySet();
+
+    private final AtomicLong entrySequence = new AtomicLong();
+
+    private final ReentrantLock sessionLock = new ReentrantLock();
+
+    private volatile EtcdSession session;
+
+    private volatile boolean closed;
+
+    /**
+     * Creates a registry with the default request timeout.
+     * @param client the etcd client (not closed by this registry)
+     * @param namespace prefix of every key this registry writes
+     * @param leaseTtl session lease TTL, whole seconds, at least one second
+     * @param ownerIdentity who this process is, stored with every entry (for example
+     * {@code orders@host-1:4242})
+     */
+    public EtcdLockRegistry(Client client, String namespace, Duration leaseTtl, String ownerIdentity) {
+        this(builder(client).namespace(namespace).leaseTtl(leaseTtl).ownerIdentity(ownerIdentity));
+    }
+
+    private EtcdLockRegistry(Builder builder) {
+        this.client = builder.client;
+        this.keyspace = new EtcdKeyspace(builder.namespace);
+        this.leaseTtlSeconds = builder.leaseTtl.getSeconds();
+        this.ownerIdentity = builder.ownerIdentity;
+        this.endpoints = builder.endpoints;
+        this.requestTimeoutNanos = builder.requestTimeout.toNanos();
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = Executors.defaultThreadFactory().newThread(runnable);
+            thread.setName("distlock-etcd-session");
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        this.scheduler = executor;
+        this.dispatcher = new WatchDispatcher(this.client.getWatchClient(), this.keyspace, this.scheduler,
+                this.requestTimeoutNanos);
+        this.deleter = new EntryDeleter(this.scheduler, this.requestTimeoutNanos);
+        this.queue = new LockQueue(this.client.getKVClient(), this.dispatcher, this.deleter, this.requestTimeoutNanos,
+                TimeUnit.SECONDS.toNanos(this.leaseTtlSeconds), this::onHoldLost);
+    }
+
+    /**
+     * Starts building a registry on {@code client}.
+     * @param client the etcd client (not closed by the registry)
+     * @return a builder with the defaults
+     */
+    public static Builder builder(Client client) {
+        return new Builder(client);
+    }
+
+    @Override
+    public FencedLock obtain(String key) {
+        return obtain(key, false);
+    }
+
+    @Override
+    public FencedLock obtain(String key, boolean fair) {
+        if (key == null || key.isEmpty()) {
+            throw new IllegalArgumentException("Lock key must not be " + ((key == null) ? "null" : "empty"));
+        }
+        assertOpen();
+        return new EtcdFencedLock(this, key, fair);
+    }
+
+    /** @return the namespace under which this registry's entries live */
+    public String getNamespace() {
+        return this.keyspace.namespace();
+    }
+
+    /** @return the session lease TTL */
+    public Duration getLeaseTtl() {
+        return Duration.ofSeconds(this.leaseTtlSeconds);
+    }
+
+    /** @return the identity stored with this registry's entries */
+    public String getOwnerIdentity() {
+        return this.ownerIdentity;
+    }
+
+    /**
+     * Revokes the session lease, which deletes every entry of this registry in etcd and so
+     * releases its locks; holds still open report themselves lost and waiters fail. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (this.closed) {
+            return;
+        }
+        this.closed = true;
+        for (QueueEntry entry : this.activeEntries) {
+            entry.sessionEnded("the lock registry was closed");
+        }
+        EtcdSession current = this.session;
+        if (current != null) {
+            current.close("the lock registry was closed");
+        }
+        this.dispatcher.close();
+        this.scheduler.shutdownNow();
+    }
+
+    // ---- called by EtcdFencedLock --------------------------------------------------------------
+
+    boolean acquire(String key, boolean fair, long timeoutNanos, boolean timed, boolean interruptible)
+            throws InterruptedException {
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        assertOpen();
+        long start = System.nanoTime();
+        Thread current = Thread.currentThread();
+        LocalKeyState state = retain(key);
+        boolean acquired = false;
+        try {
+            LocalKeyState.Hold existing = state.holdOf(current);
+            if (existing != null) {
+                String lost = existing.entry.lostReason();
+                if (lost != null) {
+                    throw new LockLostException(key, existing.entry.fence(),
+                            lost + "; unlock the lost hold before acquiring the lock again");
+                }
+                // The first hold keeps the key state referenced; this one must not add a reference.
+                existing.count++;
+                return true;
+            }
+            boolean passedGate = !fair && passGate(state, start, timeoutNanos, timed, interruptible);
+            if (!fair && !passedGate) {
+                return false;
+            }
+            try {
+                QueueEntry entry = acquireInEtcd(state, start, timeoutNanos, timed, interruptible);
+                if (entry != null) {
+                    state.holds.put(current, new LocalKeyState.Hold(entry, passedGate));
+                    acquired = true;
+                    logger.debug("Acquired lock '{}' with fence {}", key, entry.fence());
+                }
+                return acquired;
+            }
+            finally {
+                if (!acquired && passedGate) {
+                    state.unfairGate.unlock();
+                }
+            }
+        }
+        finally {
+            if (!acquired) {
+                releaseState(state);
+            }
+        }
+    }
+
+    private static boolean passGate(LocalKeyState state, long start, long timeoutNanos, boolean timed,
+            boolean interruptible) throws InterruptedException {
+        if (!timed) {
+            if (interruptible) {
+                state.unfairGate.lockInterruptibly();
+            }
+            else {
+                state.unfairGate.lock();
+            }
+            return true;
+        }
+        // tryLock() barges into a free gate; the timed variant waits its turn.
+        return state.unfairGate.tryLock()
+                || state.unfairGate.tryLock(timeoutNanos - (System.nanoTime() - start), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Queues in etcd until owning the lock. Retries with a new entry when the entry or its session
+     * is lost while waiting, and after transient etcd failures while time is left.
+     * @return the owning entry, or {@code null} if the timeout passed
+     */
+    private QueueEntry acquireInEtcd(LocalKeyState state, long start, long timeoutNanos, boolean timed,
+            boolean interruptible) throws InterruptedException {
+        long deadline = start + timeoutNanos;
+        long failingSince = 0;
+        while (true) {
+            assertOpen();
+            long remaining = deadline - System.nanoTime();
+            long firstCallNanos = timed ? Math.min(this.requestTimeoutNanos, Math.max(remaining, MIN_ATTEMPT_NANOS))
+                    : this.requestTimeoutNanos;
+            QueueEntry entry = null;
+            try {
+                EtcdSession current = currentSession(firstCallNanos, interruptible);
+                entry = new QueueEntry(this.queue, state.key, state.root, EtcdKeyspace.entry(state.root,
+                        current.leaseId(), this.entrySequence.incrementAndGet()), entryValue(), current);
+                this.activeEntries.add(entry);
+                if (entry.acquire(deadline, timed, firstCallNanos, interruptible)) {
+                    return entry;
+                }
+                this.activeEntries.remove(entry);
+                return null;
+            }
+            catch (QueueEntry.EntryLostException ex) {
+                this.activeEntries.remove(entry);
+                if (this.closed) {
+                    throw failure(state.key, start, entry, "the lock registry was closed", null);
+                }
+                logger.debug("Entry for lock '{}' lost while waiting ({}); queueing again", state.key, ex.getMessage());
+            }
+            catch (EtcdCallFailedException ex) {
+                if (entry != null) {
+                    this.activeEntries.remove(entry);
+                }
+                long now = System.nanoTime();
+                failingSince = (failingSince == 0) ? now : failingSince;
+                boolean outOfTime = timed ? deadline - now <= 0 : now - failingSince >= this.requestTimeoutNanos;
+                if (outOfTime) {
+                    throw failure(state.key, start, entry, "etcd at " + this.endpoints + " is unavailable: "
+                            + ex.getMessage(), ex);
+                }
+                pauseBeforeRetry(timed ? deadline - now : RETRY_PAUSE_NANOS, interruptible);
+            }
+            catch (InterruptedException | RuntimeException ex) {
+                if (entry != null) {
+                    this.activeEntries.remove(entry);
+                }
+                throw ex;
+            }
+            if (timed && deadline - System.nanoTime() <= 0) {
+                return null;
+            }
+        }
+    }
+
+    private static void pauseBeforeRetry(long remainingNanos, boolean interruptible) throws InterruptedException {
+        long pause = Math.min(RETRY_PAUSE_NANOS, Math.max(0, remainingNanos));
+        try {
+            TimeUnit.NANOSECONDS.sleep(pause);
+        }
+        catch (InterruptedException ex) {
+            if (interruptible) {
+                throw ex;
+            }
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private LockAcquisitionException failure(String key, long start, QueueEntry entry, String message,
+            Throwable cause) {
+        String holder = (entry != null) ? entry.predecessorOwner() : null;
+        return new LockAcquisitionException(key, Duration.ofNanos(System.nanoTime() - start), holder, message, cause);
+    }
+
+    void release(String key) {
+        Thread current = Thread.currentThread();
+        LocalKeyState state = this.keyStates.get(key);
+        LocalKeyState.Hold hold = (state != null) ? state.holdOf(current) : null;
+        if (hold == null) {
+            throw new IllegalMonitorStateException(
+                    "Lock '" + key + "' is not held by the current thread (" + current.getName() + ")");
+        }
+        QueueEntry entry = hold.entry;
+        if (--hold.count > 0) {
+            String lost = entry.lostReason();
+            if (lost != null) {
+                throw new LockLostException(key, entry.fence(), lost);
+            }
+            return;
+        }
+        state.holds.remove(current);
+        this.activeEntries.remove(entry);
+        String lost = entry.lostReason();
+        try {
+            if (lost != null) {
+                entry.discard();
+            }
+            else if (!entry.release()) {
+                lost = "the lock entry was deleted from etcd";
+            }
+            else {
+                logger.debug("Released lock '{}' with fence {}", key, entry.fence());
+            }
+        }
+        catch (EtcdCallFailedException ex) {
+            logger.warn("Release of lock '{}' (fence {}) not confirmed by etcd at {} ({}); "
+                    + "retrying in the background", key, entry.fence(), this.endpoints, ex.getMessage());
+        }
+        finally {
+            if (hold.passedGate) {
+                state.unfairGate.unlock();
+            }
+            releaseState(state);
+        }
+        if (lost != null) {
+            throw new LockLostException(key, entry.fence(), lost);
+        }
+    }
+
+    long fence(String key) {
+        LocalKeyState.Hold hold = currentHold(key);
+        if (hold == null) {
+            throw new IllegalMonitorStateException(
+                    "Lock '" + key + "' is not held by the current thread (" + Thread.currentThread().getName() + ")");
+        }
+        return hold.entry.fence();
+    }
+
+    int holdCount(String key) {
+        LocalKeyState.Hold hold = currentHold(key);
+        return (hold != null) ? hold.count : 0;
+    }
+
+    boolean isHeldByCurrentThread(String key) {
+        LocalKeyState.Hold hold = currentHold(key);
+        return hold != null && hold.entry.lostReason() == null;
+    }
+
+    boolean isLocked(String key) {
+        LocalKeyState state = this.keyStates.get(key);
+        if (state != null && state.heldByAnyThread()) {
+            return true;
+        }
+        return !readQueue(key, 1).isEmpty();
+    }
+
+    /** Identity of the oldest entry (the holder) of {@code key}, or {@code null} if there is none. */
+    String holder(String key) {
+        List<KeyValue> oldest = readQueue(key, 1);
+        return oldest.isEmpty() ? null : EtcdKeyspace.text(oldest.get(0).getValue());
+    }
+
+    private List<KeyValue> readQueue(String key, int limit) {
+        GetOption option = GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.ASCEND)
+            .withLimit(limit)
+            .build();
+        try {
+            GetResponse response = EtcdCalls.await(this.client.getKVClient().get(this.keyspace.root(key), option),
+                    this.requestTimeoutNanos, false, "lock state read");
+            return response.getKvs();
+        }
+        catch (EtcdCallFailedException ex) {
+            throw new IllegalStateException("Could not read the state of lock '" + key + "' from etcd at "
+                    + this.endpoints + ": " + ex.getMessage(), ex);
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private LocalKeyState.Hold currentHold(String key) {
+        LocalKeyState state = this.keyStates.get(key);
+        return (state != null) ? state.holdOf(Thread.currentThread()) : null;
+    }
+
+    // ---- sessions and local state --------------------------------------------------------------
+
+    /** Returns a live session, granting a new lease if there is none or the last one was lost. */
+    private EtcdSession currentSession(long callNanos, boolean interruptible)
+            throws EtcdCallFailedException, InterruptedException {
+        EtcdSession current = this.session;
+        if (current != null && current.isAlive()) {
+            return current;
+        }
+        if (interruptible) {
+            this.sessionLock.lockInterruptibly();
+        }
+        else {
+            this.sessionLock.lock();
+        }
+        try {
+            current = this.session;
+            if (current != null && current.isAlive()) {
+                return current;
+            }
+            if (current != null) {
+                current.abandon("no keep-alive acknowledged by etcd within the lease TTL");
+            }
+            assertOpen();
+            EtcdSession started = EtcdSession.start(this.client.getLeaseClient(), this.leaseTtlSeconds,
+                    Math.min(callNanos, this.requestTimeoutNanos), this.scheduler, interruptible);
+            started.ended().thenAccept(reason -> onSessionEnded(started, reason));
+            this.session = started;
+            return started;
+        }
+        finally {
+            this.sessionLock.unlock();
+        }
+    }
+
+    private void onSessionEnded(EtcdSession ended, String reason) {
+        if (!this.closed) {
+            logger.warn("etcd session lease {} ended: {}; its locks are lost", Long.toHexString(ended.leaseId()),
+                    reason);
+        }
+        for (QueueEntry entry : this.activeEntries) {
+            if (entry.session() == ended) {
+                entry.sessionEnded(reason);
+            }
+        }
+    }
+
+    private void onHoldLost(QueueEntry entry, String reason) {
+        if (!this.closed) {
+            logger.warn("Lock '{}' (fence {}) lost while held: {}", entry.lockKey(), entry.fence(), reason);
+        }
+    }
+
+    private LocalKeyState retain(String key) {
+        return this.keyStates.compute(key, (k, state) -> {
+            LocalKeyState retained = (state != null) ? state : new LocalKeyState(k, this.keyspace.root(k));
+            retained.users++;
+            return retained;
+        });
+    }
+
+    private void releaseState(LocalKeyState state) {
+        this.keyStates.computeIfPresent(state.key, (k, current) -> (--current.users == 0) ? null : current);
+    }
+
+    private ByteSequence entryValue() {
+        return EtcdKeyspace.bytes(this.ownerIdentity + "/" + Thread.currentThread().getName());
+    }
+
+    private void assertOpen() {
+        if (this.closed) {
+            throw new IllegalStateException("EtcdLockRegistry for namespace '" + this.keyspace.namespace()
+                    + "' is closed");
+        }
+    }
+
+    /** Package-private view for tests: entries still to be deleted in the background. */
+    int pendingDeletions() {
+        return this.deleter.pending();
+    }
+
+    EtcdKeyspace keyspace() {
+        return this.keyspace;
+    }
+
+    /** Builds an {@link EtcdLockRegistry}. */
+    public static final class Builder {
+
+        private final Client client;
+
+        private String namespace = DEFAULT_NAMESPACE;
+
+        private Duration leaseTtl = DEFAULT_LEASE_TTL;
+
+        private String ownerIdentity = defaultOwnerIdentity();
+
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+
+        private String endpoints = "the configured endpoints";
+
+        private Builder(Client client) {
+            this.client = Objects.requireNonNull(client, "etcd client must not be null");
+        }
+
+        /**
+         * Sets the prefix of every key the registry writes (default {@value #DEFAULT_NAMESPACE}).
+         * @param namespace a non-empty prefix
+         * @return this builder
+         */
+        public Builder namespace(String namespace) {
+            if (namespace == null || namespace.isEmpty()) {
+                throw new IllegalArgumentException("etcd namespace must not be null or empty");
+            }
+            this.namespace = namespace;
+            return this;
+        }
+
+        /**
+         * Sets the session lease TTL (default 10 s): how long a crashed holder can block others,
+         * and how long etcd may be unreachable before holds are considered lost. etcd leases
+         * have whole seconds: the TTL must be a whole number of seconds, at least one.
+         * @param leaseTtl the TTL
+         * @return this builder
+         */
+        public Builder leaseTtl(Duration leaseTtl) {
+            if (leaseTtl == null || leaseTtl.compareTo(Duration.ofSeconds(1)) < 0 || leaseTtl.getNano() != 0) {
+                throw new IllegalArgumentException("etcd lease TTL must be a whole number of seconds, at least 1s, "
+                        + "but was " + leaseTtl);
+            }
+            this.leaseTtl = leaseTtl;
+            return this;
+        }
+
+        /**
+         * Sets the identity stored with every entry, shown in errors and tools as the holder
+         * (default {@code <host>:<pid>}); the thread name is appended per entry.
+         * @param ownerIdentity a non-empty identity
+         * @return this builder
+         */
+        public Builder ownerIdentity(String ownerIdentity) {
+            if (ownerIdentity == null || ownerIdentity.isBlank()) {
+                throw new IllegalArgumentException("Owner identity must not be null or blank");
+            }
+            this.ownerIdentity = ownerIdentity;
+            return this;
+        }
+
+        /**
+         * Sets the bound on each etcd request (default 5 s).
+         * @param requestTimeout a positive duration
+         * @return this builder
+         */
+        public Builder requestTimeout(Duration requestTimeout) {
+            if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
+                throw new IllegalArgumentException("Request timeout must be positive, but was " + requestTimeout);
+            }
+            this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        /**
+         * Names the endpoints the client connects to, for error messages only.
+         * @param endpoints the endpoint URLs
+         * @return this builder
+         */
+        public Builder endpoints(Collection<String> endpoints) {
+            this.endpoints = String.valueOf(List.copyOf(endpoints));
+            return this;
+        }
+
+        /** @return a new registry */
+        public EtcdLockRegistry build() {
+            return new EtcdLockRegistry(this);
+        }
+
+        private static String defaultOwnerIdentity() {
+            return hostName() + ":" + ProcessHandle.current().pid();
+        }
+
+        private static String hostName() {
+            String fromEnvironment = System.getenv("HOSTNAME");
+            if (fromEnvironment != null && !fromEnvironment.isBlank()) {
+                return fromEnvironment;
+            }
+            try {
+                return InetAddress.getLocalHost().getHostName();
+            }
+            catch (UnknownHostException ex) {
+                return "unknown-host";
+            }
+        }
+    }
+}

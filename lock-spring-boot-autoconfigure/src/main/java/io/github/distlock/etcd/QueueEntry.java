@@ -1,0 +1,434 @@
+package io.github.distlock.etcd;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+
+/**
+ * One acquisition's place in a lock's etcd queue: the revision-ordered queue of etcd's
+ * {@code concurrency.Mutex}. The entry with the lowest create revision under the lock's root owns
+ * the lock; every other entry waits for the deletion of the entry just before it.
+ *
+ * <p>Costs: an uncontended acquisition is one transaction (put the entry and read the newest
+ * entry before it), a release is one compare-and-delete, a handoff is that delete plus one watch
+ * event and one read by the next entry only.
+ *
+ * <p>Invariants: the fence is the entry's create revision, and entries own the lock in create
+ * revision order, so fences of one key increase strictly. Every write to the entry's key is
+ * conditional on its create revision, so a late or retried request never touches a newer
+ * holder's key. An entry reports ownership only after a read that found its own key (so its lease)
+ * alive and no older entry.
+ */
+final class QueueEntry implements WatchDispatcher.Listener {
+
+    private static final long NOT_WRITTEN = -1;
+
+    private final LockQueue queue;
+
+    private final String lockKey;
+
+    private final ByteSequence root;
+
+    private final ByteSequence key;
+
+    private final ByteSequence value;
+
+    private final EtcdSession session;
+
+    private final ReentrantLock stateLock = new ReentrantLock();
+
+    private final Condition stateChanged = this.stateLock.newCondition();
+
+    // Guarded by stateLock: what the waiting thread reacts to.
+    private ByteSequence predecessor;
+
+    private boolean readInFlight;
+
+    private final Set<ByteSequence> deletedDuringRead = new HashSet<>();
+
+    private boolean predecessorGone;
+
+    private boolean resyncRequested;
+
+    private CompletableFuture<TxnResponse> write;
+
+    private volatile long createRevision = NOT_WRITTEN;
+
+    private volatile String predecessorOwner;
+
+    private volatile boolean holding;
+
+    private volatile String lostReason;
+
+    QueueEntry(LockQueue queue, String lockKey, ByteSequence root, ByteSequence key, ByteSequence value,
+            EtcdSession session) {
+        this.queue = queue;
+        this.lockKey = lockKey;
+        this.root = root;
+        this.key = key;
+        this.value = value;
+        this.session = session;
+    }
+
+    String lockKey() {
+        return this.lockKey;
+    }
+
+    ByteSequence root() {
+        return this.root;
+    }
+
+    EtcdSession session() {
+        return this.session;
+    }
+
+    long fence() {
+        return this.createRevision;
+    }
+
+    /** Owner identity of the entry this one waits for, if known: a hint for error messages. */
+    String predecessorOwner() {
+        return this.predecessorOwner;
+    }
+
+    /** @return why the hold or the wait ended without our doing, or {@code null} */
+    String lostReason() {
+        String reason = this.lostReason;
+        if (reason != null) {
+            return reason;
+        }
+        return this.session.endReason();
+    }
+
+    /**
+     * Writes the entry and waits until it owns the lock or {@code deadlineNanos} passes.
+     * @param firstCallNanos bound on the first etcd round trip (a zero timeout still gets one try)
+     * @return whether the lock is owned; if not, the entry is being removed
+     * @throws EntryLostException if the entry or its lease vanished while waiting
+     */
+    boolean acquire(long deadlineNanos, boolean timed, long firstCallNanos, boolean interruptible)
+            throws EtcdCallFailedException, InterruptedException, EntryLostException {
+        boolean owned = false;
+        this.queue.dispatcher().subscribe(this.root, this, interruptible);
+        try {
+            owned = enqueue(firstCallNanos, interruptible) && this.session.isAlive();
+            while (!owned) {
+                String lost = lostReason();
+                if (lost != null) {
+                    throw new EntryLostException(lost);
+                }
+                long remaining = timed ? deadlineNanos - System.nanoTime() : Long.MAX_VALUE;
+                if (remaining <= 0) {
+                    return false;
+                }
+                if (awaitChange(remaining, interruptible)) {
+                    owned = recheck(timed ? deadlineNanos - System.nanoTime() : this.queue.requestTimeoutNanos(),
+                            interruptible);
+                }
+            }
+            this.holding = true;
+            return true;
+        }
+        finally {
+            if (!owned) {
+                giveUp();
+            }
+        }
+    }
+
+    /**
+     * Puts the entry and reads the newest entry before it, in one transaction.
+     * @return whether no entry is older than ours
+     */
+    private boolean enqueue(long callNanos, boolean interruptible)
+            throws EtcdCallFailedException, InterruptedException {
+        beginRead();
+        CompletableFuture<TxnResponse> call = this.queue.kv().txn()
+            .Then(Op.put(this.key, this.value, PutOption.builder().withLeaseId(this.session.leaseId()).build()),
+                    Op.get(this.root, GetOption.builder()
+                        .isPrefix(true)
+                        .withSortField(GetOption.SortTarget.CREATE)
+                        .withSortOrder(GetOption.SortOrder.DESCEND)
+                        .withLimit(2)
+                        .build()))
+            .commit();
+        this.write = call;
+        TxnResponse response = EtcdCalls.await(call, callNanos, interruptible, "lock entry write");
+        long revision = response.getPutResponses().get(0).getHeader().getRevision();
+        this.createRevision = revision;
+        List<KeyValue> newest = response.getGetResponses().get(0).getKvs();
+        KeyValue before = null;
+        for (KeyValue kv : newest) {
+            if (kv.getCreateRevision() < revision) {
+                before = kv;
+                break;
+            }
+        }
+        endRead(before);
+        return before == null;
+    }
+
+    /**
+     * Re-reads the queue after the predecessor went away (or events may have been missed).
+     * @return whether this entry now owns the lock
+     */
+    private boolean recheck(long callNanos, boolean interruptible)
+            throws EtcdCallFailedException, InterruptedException, EntryLostException {
+        beginRead();
+        long revision = this.createRevision;
+        TxnResponse response = EtcdCalls.await(this.queue.kv().txn()
+            .If(new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+            .Then(Op.get(this.root, GetOption.builder()
+                .isPrefix(true)
+                .withMaxCreateRevision(revision - 1)
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND)
+                .withLimit(1)
+                .build()))
+            .commit(), Math.max(callNanos, 0), interruptible, "lock queue read");
+        if (!response.isSucceeded()) {
+            this.lostReason = "the lock entry was deleted from etcd while waiting";
+            throw new EntryLostException(this.lostReason);
+        }
+        GetResponse older = response.getGetResponses().get(0);
+        KeyValue before = older.getKvs().isEmpty() ? null : older.getKvs().get(0);
+        endRead(before);
+        return before == null && this.session.isAlive();
+    }
+
+    private void beginRead() {
+        this.stateLock.lock();
+        try {
+            this.readInFlight = true;
+            this.predecessor = null;
+            this.predecessorGone = false;
+            this.resyncRequested = false;
+            this.deletedDuringRead.clear();
+        }
+        finally {
+            this.stateLock.unlock();
+        }
+    }
+
+    private void endRead(KeyValue before) {
+        this.stateLock.lock();
+        try {
+            this.readInFlight = false;
+            if (before == null) {
+                this.predecessor = null;
+                this.predecessorGone = true;
+            }
+            else {
+                this.predecessor = before.getKey();
+                this.predecessorOwner = EtcdKeyspace.text(before.getValue());
+                // Its deletion may have been dispatched while our read was on the wire.
+                this.predecessorGone = this.deletedDuringRead.contains(this.predecessor);
+            }
+            this.deletedDuringRead.clear();
+        }
+        finally {
+            this.stateLock.unlock();
+        }
+    }
+
+    /**
+     * Waits until the predecessor is gone, a resync is requested, the entry is lost, or the
+     * safety re-read interval passes.
+     * @return whether the queue must be re-read; false on timeout or loss
+     */
+    private boolean awaitChange(long remainingNanos, boolean interruptible) throws InterruptedException {
+        long waitNanos = Math.min(remainingNanos, this.queue.safetyRecheckNanos());
+        boolean interrupted = false;
+        this.stateLock.lock();
+        try {
+            while (!this.predecessorGone && !this.resyncRequested && this.lostReason == null
+                    && this.session.isAlive() && waitNanos > 0) {
+                try {
+                    waitNanos = this.stateChanged.awaitNanos(waitNanos);
+                }
+                catch (InterruptedException ex) {
+                    if (interruptible) {
+                        throw ex;
+                    }
+                    interrupted = true;
+                }
+            }
+            if (this.lostReason != null || !this.session.isAlive()) {
+                return false;
+            }
+            // Past the safety interval without news: re-read anyway, unless the caller's time is up.
+            return this.predecessorGone || this.resyncRequested || remainingNanos > this.queue.safetyRecheckNanos();
+        }
+        finally {
+            this.stateLock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void deleted(ByteSequence etcdKey, long revision) {
+        if (etcdKey.equals(this.key)) {
+            markLost("the lock entry was deleted from etcd");
+            return;
+        }
+        this.stateLock.lock();
+        try {
+            if (this.readInFlight) {
+                this.deletedDuringRead.add(etcdKey);
+            }
+            else if (etcdKey.equals(this.predecessor)) {
+                this.predecessorGone = true;
+                this.stateChanged.signalAll();
+            }
+        }
+        finally {
+            this.stateLock.unlock();
+        }
+    }
+
+    @Override
+    public void resync() {
+        if (this.holding) {
+            verifyHoldAsync();
+            return;
+        }
+        this.stateLock.lock();
+        try {
+            this.resyncRequested = true;
+            this.stateChanged.signalAll();
+        }
+        finally {
+            this.stateLock.unlock();
+        }
+    }
+
+    /** The session ended: the entry's key is gone with the lease (or soon will be). */
+    void sessionEnded(String reason) {
+        markLost(reason);
+    }
+
+    private void markLost(String reason) {
+        this.stateLock.lock();
+        try {
+            if (this.lostReason == null) {
+                this.lostReason = reason;
+            }
+            this.stateChanged.signalAll();
+        }
+        finally {
+            this.stateLock.unlock();
+        }
+        if (this.holding) {
+            this.queue.holdLost(this, reason);
+        }
+    }
+
+    private void verifyHoldAsync() {
+        long revision = this.createRevision;
+        this.queue.kv().txn()
+            .If(new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+            .commit()
+            .whenComplete((response, failure) -> {
+                if (failure == null && !response.isSucceeded()) {
+                    markLost("the lock entry was deleted from etcd");
+                }
+            });
+    }
+
+    /**
+     * Releases a held entry with a compare-and-delete.
+     * @return false if the entry was already gone (the hold had been lost)
+     * @throws EtcdCallFailedException if etcd did not answer; the delete is then retried in the
+     * background
+     */
+    boolean release() throws EtcdCallFailedException {
+        this.holding = false;
+        this.queue.dispatcher().unsubscribe(this.root, this);
+        try {
+            TxnResponse response = EtcdCalls.await(compareAndDelete(), this.queue.requestTimeoutNanos(), false,
+                    "lock release");
+            return response.isSucceeded();
+        }
+        catch (EtcdCallFailedException ex) {
+            this.queue.deleter().deleteUntilGone(this);
+            throw ex;
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("uninterruptible wait was interrupted", ex);
+        }
+    }
+
+    /** Drops a lost hold: stops listening and deletes the key in the background in case it is still there. */
+    void discard() {
+        this.holding = false;
+        this.queue.dispatcher().unsubscribe(this.root, this);
+        this.queue.deleter().deleteUntilGone(this);
+    }
+
+    /** Removes a waiting entry without blocking the caller; failures are retried in the background. */
+    private void giveUp() {
+        this.queue.dispatcher().unsubscribe(this.root, this);
+        CompletableFuture<TxnResponse> pendingWrite = this.write;
+        if (pendingWrite == null) {
+            return;
+        }
+        if (this.createRevision == NOT_WRITTEN) {
+            // The write's fate is unknown (it may still be retried by the client): delete now,
+            // and again once the write settles, so a late put cannot leave a ghost entry.
+            this.queue.deleter().deleteUntilGone(this);
+            pendingWrite.whenComplete((response, failure) -> {
+                if (failure == null) {
+                    this.createRevision = response.getPutResponses().get(0).getHeader().getRevision();
+                    this.queue.deleter().deleteUntilGone(this);
+                }
+            });
+            return;
+        }
+        this.queue.deleter().deleteUntilGone(this);
+    }
+
+    /**
+     * Deletes this entry's key if it is still the one we wrote. An entry whose write never got an
+     * answer is deleted by key alone: entry keys are unique per acquisition, so no one else owns it.
+     */
+    CompletableFuture<TxnResponse> compareAndDelete() {
+        long revision = this.createRevision;
+        if (revision == NOT_WRITTEN) {
+            return this.queue.kv().txn().Then(Op.delete(this.key, DeleteOption.DEFAULT)).commit();
+        }
+        return this.queue.kv().txn()
+            .If(new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+            .Then(Op.delete(this.key, DeleteOption.DEFAULT))
+            .commit();
+    }
+
+    String describeKey() {
+        return EtcdKeyspace.text(this.key);
+    }
+
+    /** The entry's key or lease vanished before it could own the lock. */
+    static final class EntryLostException extends Exception {
+
+        private static final long serialVersionUID = 1L;
+
+        EntryLostException(String reason) {
+            super(reason);
+        }
+    }
+}

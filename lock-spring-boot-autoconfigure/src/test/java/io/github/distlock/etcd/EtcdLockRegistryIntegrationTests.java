@@ -1,0 +1,307 @@
+package io.github.distlock.etcd;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.github.distlock.FencedLock;
+import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockLostException;
+import io.github.distlock.testsupport.EtcdClusterExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Behaviour specific to the etcd engine, against a real single-member etcd: what it writes, how
+ * it loses and regains sessions, and how it behaves when etcd is gone.
+ */
+class EtcdLockRegistryIntegrationTests {
+
+    @RegisterExtension
+    static final EtcdClusterExtension etcd = EtcdClusterExtension.single();
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    private Client client;
+
+    private Client peerClient;
+
+    private Client rawClient;
+
+    private EtcdLockRegistry registry;
+
+    private EtcdLockRegistry peer;
+
+    private String namespace;
+
+    private String key;
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        this.namespace = "/it-" + UUID.randomUUID() + "/";
+        this.key = test.getTestMethod().orElseThrow().getName();
+        this.client = etcd.newClient();
+        this.peerClient = etcd.newClient();
+        this.rawClient = etcd.newClient();
+        this.registry = newRegistry(this.client, "me", Duration.ofSeconds(2));
+        this.peer = newRegistry(this.peerClient, "peer", Duration.ofSeconds(2));
+    }
+
+    @AfterEach
+    void tearDown() {
+        etcd.cluster().ensureAllRunning();
+        this.registry.close();
+        this.peer.close();
+        this.client.close();
+        this.peerClient.close();
+        this.rawClient.close();
+    }
+
+    private EtcdLockRegistry newRegistry(Client client, String owner, Duration ttl) {
+        return EtcdLockRegistry.builder(client)
+            .namespace(this.namespace)
+            .leaseTtl(ttl)
+            .ownerIdentity(owner)
+            .requestTimeout(Duration.ofSeconds(2))
+            .endpoints(etcd.clientEndpoints())
+            .build();
+    }
+
+    @Test
+    void uncontendedLockAndUnlockWriteExactlyTwiceAndLeaveNothing() throws Exception {
+        FencedLock warmUp = this.registry.obtain("warm-up");
+        warmUp.lock();
+        warmUp.unlock();
+        for (boolean fair : new boolean[] { false, true }) {
+            long before = currentRevision();
+            FencedLock lock = this.registry.obtain(this.key, fair);
+            lock.lock();
+            long fence = lock.getFence();
+            lock.unlock();
+            long after = currentRevision();
+            assertThat(after - before).as("etcd writes for one lock()+unlock(), fair=%s", fair).isEqualTo(2);
+            assertThat(fence).isEqualTo(before + 1);
+            assertThat(entries(this.key)).isEmpty();
+        }
+    }
+
+    @Test
+    void entryStoresTheHolderIdentityAndTheLeaseAndUsesTheEscapedRoot() throws Exception {
+        String lockKey = "orders/42%";
+        FencedLock lock = this.registry.obtain(lockKey, true);
+        lock.lock();
+        try {
+            List<KeyValue> entries = entries(lockKey);
+            assertThat(entries).hasSize(1);
+            KeyValue entry = entries.get(0);
+            assertThat(text(entry.getKey())).startsWith(this.namespace + "orders%2F42%25/");
+            assertThat(text(entry.getValue())).isEqualTo("me/" + Thread.currentThread().getName());
+            assertThat(entry.getLease()).isNotZero();
+            assertThat(entry.getCreateRevision()).isEqualTo(lock.getFence());
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void timeoutOnEtcdNamesTheHolder() throws Exception {
+        FencedLock held = this.peer.obtain(this.key);
+        held.lock();
+        try {
+            assertThat(this.registry.obtain(this.key).tryLock(100, TimeUnit.MILLISECONDS)).isFalse();
+            assertThat(this.registry.holder(this.key)).startsWith("peer/");
+        }
+        finally {
+            held.unlock();
+        }
+        assertThat(this.registry.holder(this.key)).isNull();
+    }
+
+    @Test
+    void holdEndsWhenItsEntryIsDeletedBehindItsBack() throws Exception {
+        FencedLock lock = this.registry.obtain(this.key);
+        lock.lock();
+        long fence = lock.getFence();
+        this.rawClient.getKVClient()
+            .delete(root(this.key), DeleteOption.builder().isPrefix(true).build())
+            .get(10, TimeUnit.SECONDS);
+        await().atMost(LONG).pollInSameThread().until(() -> !lock.isLockedByCurrentThread());
+        assertThat(lock.getHoldCount()).isEqualTo(1);
+        assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
+            .satisfies(ex -> assertThat(ex.getFence()).isEqualTo(fence))
+            .withMessageContaining(this.key)
+            .withMessageContaining("deleted");
+        assertThat(lock.getHoldCount()).isZero();
+        FencedLock again = this.registry.obtain(this.key);
+        assertThat(again.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(again.getFence()).isGreaterThan(fence);
+        again.unlock();
+    }
+
+    @Test
+    void holdIsLostWithinOneTtlWhenEtcdStopsAnsweringAndANewSessionServesLaterCalls() throws Exception {
+        FencedLock lock = this.registry.obtain(this.key, true);
+        lock.lock();
+        long fence = lock.getFence();
+        long pausedAt = System.nanoTime();
+        etcd.cluster().member(0).pause();
+        try {
+            await().atMost(LONG).pollInSameThread().pollInterval(Duration.ofMillis(20))
+                .until(() -> !lock.isLockedByCurrentThread());
+            // TTL is 2 s; the client must notice within about one TTL of the last acknowledged keep-alive.
+            assertThat(Duration.ofNanos(System.nanoTime() - pausedAt)).isLessThan(Duration.ofSeconds(3));
+        }
+        finally {
+            etcd.cluster().member(0).resume();
+        }
+        assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
+            .satisfies(ex -> assertThat(ex.getKey()).isEqualTo(this.key));
+        FencedLock again = this.registry.obtain(this.key, true);
+        assertThat(again.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(again.getFence()).isGreaterThan(fence);
+        again.unlock();
+    }
+
+    @Test
+    void tryLockWithTimeoutFailsWithinItsTimeoutWhenEtcdIsDown() throws Exception {
+        // A registry with no session yet must grant a lease first: that is what fails.
+        etcd.cluster().member(0).stop();
+        FencedLock lock = this.registry.obtain(this.key);
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> lock.tryLock(1500, TimeUnit.MILLISECONDS))
+            .isInstanceOf(LockAcquisitionException.class)
+            .hasMessageContaining(this.key)
+            .hasMessageContaining(etcd.cluster().clientEndpoint());
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1500 + 1000));
+        start = System.nanoTime();
+        assertThatThrownBy(lock::lock).isInstanceOf(LockAcquisitionException.class);
+        // lock() gives up once etcd failed for longer than the request timeout (2 s here).
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2 + 3));
+        etcd.cluster().member(0).restart();
+        assertThat(lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        lock.unlock();
+    }
+
+    @Test
+    void waiterGivesUpWithinItsTimeoutWhenEtcdDiesWhileItWaits() throws Exception {
+        FencedLock held = this.peer.obtain(this.key);
+        held.lock();
+        FencedLock waiting = this.registry.obtain(this.key);
+        CompletableFuture<Object> outcome = CompletableFuture.supplyAsync(() -> {
+            try {
+                return waiting.tryLock(3, TimeUnit.SECONDS);
+            }
+            catch (Exception ex) {
+                return ex;
+            }
+        });
+        await().atMost(LONG).until(() -> entries(this.key).size() == 2);
+        long start = System.nanoTime();
+        etcd.cluster().member(0).kill();
+        Object result = outcome.get(10, TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3 + 2));
+        assertThat(result).satisfiesAnyOf(r -> assertThat(r).isEqualTo(Boolean.FALSE),
+                r -> assertThat(r).isInstanceOf(LockAcquisitionException.class));
+    }
+
+    @Test
+    void closeReleasesHeldLocksSoOthersGetThemAtOnce() throws Exception {
+        FencedLock held = this.registry.obtain(this.key);
+        held.lock();
+        FencedLock waiter = this.peer.obtain(this.key, true);
+        CompletableFuture<Boolean> acquired = CompletableFuture.supplyAsync(() -> {
+            try {
+                boolean got = waiter.tryLock(LONG.toSeconds(), TimeUnit.SECONDS);
+                if (got) {
+                    waiter.unlock();
+                }
+                return got;
+            }
+            catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        await().atMost(LONG).until(() -> entries(this.key).size() == 2);
+        long start = System.nanoTime();
+        this.registry.close();
+        assertThat(acquired.get(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        // Well below the 2 s TTL: the lease was revoked, not left to expire.
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+        assertThat(held.isLockedByCurrentThread()).isFalse();
+        assertThatExceptionOfType(LockLostException.class).isThrownBy(held::unlock);
+        assertThatThrownBy(() -> this.registry.obtain(this.key)).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("closed");
+    }
+
+    @Test
+    void waiterWhoseSessionIsLostQueuesAgainWithANewSession() throws Exception {
+        FencedLock held = this.peer.obtain(this.key);
+        held.lock();
+        FencedLock waiting = this.registry.obtain(this.key, true);
+        AtomicReference<Long> fence = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            try {
+                if (waiting.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)) {
+                    fence.set(waiting.getFence());
+                    waiting.unlock();
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            finally {
+                done.countDown();
+            }
+        });
+        waiter.start();
+        await().atMost(LONG).until(() -> entries(this.key).size() == 2);
+        long waiterLease = entries(this.key).get(1).getLease();
+        this.rawClient.getLeaseClient().revoke(waiterLease).get(10, TimeUnit.SECONDS);
+        await().atMost(LONG).until(() -> entries(this.key).size() == 2
+                && entries(this.key).get(1).getLease() != waiterLease);
+        held.unlock();
+        assertThat(done.await(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(fence.get()).isNotNull();
+        waiter.join(LONG.toMillis());
+    }
+
+    private long currentRevision() throws Exception {
+        return this.rawClient.getKVClient().get(ByteSequence.from("/", StandardCharsets.UTF_8))
+            .get(10, TimeUnit.SECONDS).getHeader().getRevision();
+    }
+
+    private ByteSequence root(String lockKey) {
+        return new EtcdKeyspace(this.namespace).root(lockKey);
+    }
+
+    private List<KeyValue> entries(String lockKey) throws Exception {
+        return this.rawClient.getKVClient()
+            .get(root(lockKey), GetOption.builder().isPrefix(true)
+                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build())
+            .get(10, TimeUnit.SECONDS).getKvs();
+    }
+
+    private static String text(ByteSequence bytes) {
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+}
