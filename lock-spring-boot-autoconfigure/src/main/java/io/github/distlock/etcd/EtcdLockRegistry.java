@@ -526,6 +526,22 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         }
     }
 
+    /**
+     * Threads of this registry waiting for {@code key}: at the unfair gate, or with an entry in
+     * etcd behind an older one. For tests and diagnostics.
+     */
+    int queuedWaiters(String key) {
+        LocalKeyState state = this.keyStates.get(key);
+        int atGate = (state != null) ? state.unfairGate.getQueueLength() : 0;
+        int inEtcd = 0;
+        for (QueueEntry entry : this.activeEntries) {
+            if (entry.isWaiting() && entry.lockKey().equals(key)) {
+                inEtcd++;
+            }
+        }
+        return atGate + inEtcd;
+    }
+
     /** Package-private view for tests: entries still to be deleted in the background. */
     int pendingDeletions() {
         return this.deleter.pending();

@@ -72,6 +72,9 @@ final class QueueEntry implements WatchDispatcher.Listener {
 
     private volatile boolean holding;
 
+    /** Written to etcd and waiting behind an older entry. */
+    private volatile boolean waiting;
+
     private volatile String lostReason;
 
     QueueEntry(LockQueue queue, String lockKey, ByteSequence root, ByteSequence key, ByteSequence value,
@@ -126,6 +129,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
         this.queue.dispatcher().subscribe(this.root, this, interruptible);
         try {
             owned = enqueue(firstCallNanos, interruptible) && this.session.isAlive();
+            this.waiting = !owned;
             while (!owned) {
                 String lost = lostReason();
                 if (lost != null) {
@@ -144,10 +148,15 @@ final class QueueEntry implements WatchDispatcher.Listener {
             return true;
         }
         finally {
+            this.waiting = false;
             if (!owned) {
                 giveUp();
             }
         }
+    }
+
+    boolean isWaiting() {
+        return this.waiting;
     }
 
     /**

@@ -1,0 +1,152 @@
+package io.github.distlock.etcd;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.etcd.jetcd.Client;
+import io.github.distlock.FencedLock;
+
+/**
+ * A separate JVM that contends for locks on command, for the multi-process tests.
+ *
+ * <p>Arguments: {@code <endpoints,comma-separated> <namespace> <key> <lease ttl seconds> <journal file> <name>}.
+ * Commands on stdin, one per line:
+ * <ul>
+ * <li>{@code LOOP <threads> <iterations> <fair|unfair|mixed> <hold millis>}: contend, journaling
+ * every entry and exit, then print {@code DONE <acquisitions>};</li>
+ * <li>{@code ACQUIRE <label>}: a new thread takes the fair lock, journals {@code <label>}, releases;</li>
+ * <li>{@code HOLD}: take the lock and keep it, printing {@code HOLDING <fence>}.</li>
+ * </ul>
+ * The journal is appended with one {@code write} per line to a file opened in append mode, so lines
+ * of all processes land whole and in the order they were written. A shutdown hook closes the
+ * registry, as a Spring context would on SIGTERM.
+ */
+public final class LockWorkerMain {
+
+    private LockWorkerMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<String> endpoints = Arrays.asList(args[0].split(","));
+        String namespace = args[1];
+        String key = args[2];
+        Duration ttl = Duration.ofSeconds(Long.parseLong(args[3]));
+        Path journal = Path.of(args[4]);
+        String name = args[5];
+        Client client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+        EtcdLockRegistry registry = EtcdLockRegistry.builder(client)
+            .namespace(namespace)
+            .leaseTtl(ttl)
+            .ownerIdentity(name)
+            .endpoints(endpoints)
+            .build();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            registry.close();
+            client.close();
+        }));
+        try (OutputStream out = Files.newOutputStream(journal, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+            Journal log = new Journal(out, name);
+            System.out.println("READY " + name);
+            BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            String command;
+            while ((command = commands.readLine()) != null) {
+                String[] words = command.trim().split(" ");
+                switch (words[0]) {
+                    case "LOOP" -> loop(registry, key, log, Integer.parseInt(words[1]), Integer.parseInt(words[2]),
+                            words[3], Long.parseLong(words[4]));
+                    case "ACQUIRE" -> acquireOnce(registry.obtain(key, true), log, words[1]);
+                    case "HOLD" -> {
+                        FencedLock lock = registry.obtain(key, true);
+                        lock.lock();
+                        System.out.println("HOLDING " + lock.getFence());
+                    }
+                    default -> System.out.println("UNKNOWN " + command);
+                }
+            }
+        }
+    }
+
+    private static void loop(EtcdLockRegistry registry, String key, Journal log, int threads, int iterations,
+            String mode, long holdMillis) throws InterruptedException {
+        AtomicInteger acquisitions = new AtomicInteger();
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            boolean fair = mode.equals("fair") || (mode.equals("mixed") && t % 2 == 0);
+            FencedLock lock = registry.obtain(key, fair);
+            String thread = "t" + t;
+            Thread worker = new Thread(() -> {
+                for (int i = 0; i < iterations; i++) {
+                    lock.lock();
+                    try {
+                        log.write("ENTER " + thread + " " + lock.getFence());
+                        TimeUnit.MILLISECONDS.sleep(holdMillis);
+                        log.write("EXIT " + thread + " " + lock.getFence());
+                        acquisitions.incrementAndGet();
+                    }
+                    catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                    finally {
+                        lock.unlock();
+                    }
+                }
+            });
+            workers.add(worker);
+            worker.start();
+        }
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        System.out.println("DONE " + acquisitions.get());
+    }
+
+    private static void acquireOnce(FencedLock lock, Journal log, String label) {
+        Thread thread = new Thread(() -> {
+            lock.lock();
+            try {
+                log.write("ENTER " + label + " " + lock.getFence());
+                System.out.println("ACQUIRED " + label + " " + lock.getFence());
+            }
+            finally {
+                lock.unlock();
+            }
+        });
+        thread.start();
+    }
+
+    /** Appends whole lines; each line is one write to an append-mode file. */
+    private static final class Journal {
+
+        private final OutputStream out;
+
+        private final String process;
+
+        Journal(OutputStream out, String process) {
+            this.out = out;
+            this.process = process;
+        }
+
+        synchronized void write(String event) {
+            try {
+                this.out.write((this.process + " " + event + "\n").getBytes(StandardCharsets.UTF_8));
+                this.out.flush();
+            }
+            catch (IOException ex) {
+                throw new IllegalStateException("journal write failed", ex);
+            }
+        }
+    }
+}

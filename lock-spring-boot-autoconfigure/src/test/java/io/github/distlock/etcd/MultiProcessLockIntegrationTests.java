@@ -1,0 +1,222 @@
+package io.github.distlock.etcd;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import io.github.distlock.FencedLock;
+import io.github.distlock.testsupport.EtcdClusterExtension;
+import io.github.distlock.testsupport.JvmProcess;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Guarantees across separate JVMs sharing one etcd: mutual exclusion (G1), arrival order of fair
+ * waiters (G2), increasing fences (G3) and release after a crash or a clean shutdown (G4).
+ */
+class MultiProcessLockIntegrationTests {
+
+    @RegisterExtension
+    static final EtcdClusterExtension etcd = EtcdClusterExtension.single();
+
+    private static final Duration LONG = Duration.ofSeconds(60);
+
+    @TempDir
+    Path tempDir;
+
+    private final List<JvmProcess> workers = new ArrayList<>();
+
+    private String namespace;
+
+    private Path journal;
+
+    private Client client;
+
+    private Client rawClient;
+
+    @BeforeEach
+    void setUp() {
+        this.namespace = "/mp-" + UUID.randomUUID() + "/";
+        this.journal = this.tempDir.resolve("journal.txt");
+        this.client = etcd.newClient();
+        this.rawClient = etcd.newClient();
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.workers.forEach(JvmProcess::close);
+        this.client.close();
+        this.rawClient.close();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "fair", "unfair", "mixed" })
+    void threeProcessesNeverHoldTheLockTogether(String mode) throws Exception {
+        int threads = 2;
+        int iterations = 15;
+        List<JvmProcess> processes = startWorkers(3, "contended", 10);
+        for (JvmProcess process : processes) {
+            process.sendLine("LOOP " + threads + " " + iterations + " " + mode + " 2");
+        }
+        for (JvmProcess process : processes) {
+            assertThat(process.awaitLine(line -> line.startsWith("DONE"), LONG)).isEqualTo("DONE " + threads * iterations);
+        }
+        List<String[]> events = journalEvents();
+        assertThat(events).hasSize(3 * threads * iterations * 2);
+        long lastFence = 0;
+        for (int i = 0; i < events.size(); i += 2) {
+            String[] enter = events.get(i);
+            String[] exit = events.get(i + 1);
+            if (!enter[1].equals("ENTER") || !exit[1].equals("EXIT") || !enter[0].equals(exit[0])
+                    || !enter[2].equals(exit[2])) {
+                fail("Overlapping critical sections at journal line %d: %s / %s", i + 1, String.join(" ", enter),
+                        String.join(" ", exit));
+            }
+            long fence = Long.parseLong(enter[3]);
+            assertThat(fence).as("fence at journal line %d", i + 1).isGreaterThan(lastFence);
+            lastFence = fence;
+        }
+    }
+
+    @Test
+    void fairWaitersOfThreeProcessesAreServedInArrivalOrder() throws Exception {
+        String key = "ordered";
+        List<JvmProcess> processes = startWorkers(3, key, 10);
+        EtcdLockRegistry registry = EtcdLockRegistry.builder(this.client).namespace(this.namespace)
+            .ownerIdentity("test").build();
+        try {
+            FencedLock holder = registry.obtain(key, true);
+            holder.lock();
+            List<String> arrival = new ArrayList<>();
+            for (int round = 0; round < 2; round++) {
+                for (int p = 0; p < processes.size(); p++) {
+                    String label = "p" + p + "-r" + round;
+                    long queued = entries(key);
+                    processes.get(p).sendLine("ACQUIRE " + label);
+                    await().atMost(LONG).until(() -> entries(key) == queued + 1);
+                    arrival.add(label);
+                }
+            }
+            holder.unlock();
+            for (int p = 0; p < processes.size(); p++) {
+                String label = "p" + p + "-r1";
+                processes.get(p).awaitLine(line -> line.startsWith("ACQUIRED " + label), LONG);
+            }
+            List<String> served = journalEvents().stream().map(event -> event[2]).toList();
+            assertThat(served).containsExactlyElementsOf(arrival);
+        }
+        finally {
+            registry.close();
+        }
+    }
+
+    @Test
+    void killedHolderFreesTheLockWithinTheLeaseTtlPlusOneSecond() throws Exception {
+        long ttlSeconds = 3;
+        String key = "crash";
+        JvmProcess holder = startWorkers(1, key, ttlSeconds).get(0);
+        holder.sendLine("HOLD");
+        holder.awaitLine(line -> line.startsWith("HOLDING"), LONG);
+        EtcdLockRegistry registry = EtcdLockRegistry.builder(this.client).namespace(this.namespace)
+            .ownerIdentity("test").build();
+        try {
+            FencedLock waiter = registry.obtain(key, true);
+            CompletableFuture<Long> acquiredAt = waitInBackground(waiter);
+            await().atMost(LONG).until(() -> entries(key) == 2);
+            long killedAt = System.nanoTime();
+            holder.kill();
+            Duration recovery = Duration.ofNanos(acquiredAt.get(LONG.toSeconds(), TimeUnit.SECONDS) - killedAt);
+            assertThat(recovery).isLessThan(Duration.ofSeconds(ttlSeconds + 1));
+        }
+        finally {
+            registry.close();
+        }
+    }
+
+    @Test
+    void holderShutDownCleanlyFreesTheLockAtOnce() throws Exception {
+        String key = "graceful";
+        JvmProcess holder = startWorkers(1, key, 30).get(0);
+        holder.sendLine("HOLD");
+        holder.awaitLine(line -> line.startsWith("HOLDING"), LONG);
+        EtcdLockRegistry registry = EtcdLockRegistry.builder(this.client).namespace(this.namespace)
+            .ownerIdentity("test").build();
+        try {
+            FencedLock waiter = registry.obtain(key, true);
+            CompletableFuture<Long> acquiredAt = waitInBackground(waiter);
+            await().atMost(LONG).until(() -> entries(key) == 2);
+            long terminatedAt = System.nanoTime();
+            holder.terminate();
+            Duration handoff = Duration.ofNanos(acquiredAt.get(LONG.toSeconds(), TimeUnit.SECONDS) - terminatedAt);
+            // Far below the 30 s TTL: the shutdown hook revoked the lease.
+            assertThat(handoff).isLessThan(Duration.ofSeconds(3));
+        }
+        finally {
+            registry.close();
+        }
+    }
+
+    /** Waits for {@code lock} on another thread; completes with the nano time it was acquired. */
+    private static CompletableFuture<Long> waitInBackground(FencedLock lock) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                if (!lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("not acquired within " + LONG);
+                }
+                long at = System.nanoTime();
+                lock.unlock();
+                return at;
+            }
+            catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+    }
+
+    private List<JvmProcess> startWorkers(int count, String key, long ttlSeconds) {
+        List<JvmProcess> started = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            JvmProcess process = JvmProcess.builder(LockWorkerMain.class)
+                .args(String.join(",", etcd.clientEndpoints()), this.namespace, key, Long.toString(ttlSeconds),
+                        this.journal.toString(), "p" + i)
+                .start();
+            this.workers.add(process);
+            started.add(process);
+        }
+        for (JvmProcess process : started) {
+            process.awaitLine(line -> line.startsWith("READY"), LONG);
+        }
+        return started;
+    }
+
+    private List<String[]> journalEvents() throws Exception {
+        if (!Files.exists(this.journal)) {
+            return List.of();
+        }
+        return Files.readAllLines(this.journal, StandardCharsets.UTF_8).stream().map(line -> line.split(" ")).toList();
+    }
+
+    private long entries(String key) throws Exception {
+        return this.rawClient.getKVClient()
+            .get(new EtcdKeyspace(this.namespace).root(key), GetOption.builder().isPrefix(true).withCountOnly(true).build())
+            .get(10, TimeUnit.SECONDS)
+            .getCount();
+    }
+}
