@@ -1,0 +1,169 @@
+package io.github.distlock.testsupport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+/**
+ * Small process and file helpers shared by {@link EtcdCluster} and {@link JvmProcess}.
+ */
+final class ProcessSupport {
+
+    /** Poll interval of bounded waits: short enough to add no noticeable latency. */
+    private static final long POLL_MILLIS = 20;
+
+    private ProcessSupport() {
+    }
+
+    /**
+     * Sends a signal the JDK cannot send (it only knows SIGTERM and SIGKILL) through {@code kill}.
+     * @param signal the signal name without the {@code SIG} prefix, e.g. {@code STOP}
+     */
+    static void signal(long pid, String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                    .redirectErrorStream(true)
+                    .start();
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                kill.destroyForcibly();
+                throw new IllegalStateException("kill -" + signal + " " + pid + " failed: " + output.strip());
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not run kill -" + signal + " " + pid, ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while sending SIG" + signal + " to " + pid, ex);
+        }
+    }
+
+    /**
+     * Waits until the process is or is no longer stopped by SIGSTOP, so that a test that pauses a
+     * process can rely on it being frozen when {@code pause()} returns. Without Linux's /proc this
+     * returns at once: the signal was sent, only the confirmation is missing.
+     */
+    static void awaitStopped(long pid, boolean stopped, Duration timeout) {
+        Path stat = Path.of("/proc", Long.toString(pid), "stat");
+        if (!Files.isReadable(stat)) {
+            return;
+        }
+        boolean reached = poll(timeout, () -> isStopped(stat) == stopped);
+        if (!reached) {
+            throw new IllegalStateException("Process " + pid + (stopped ? " did not stop" : " did not continue")
+                    + " within " + timeout);
+        }
+    }
+
+    private static boolean isStopped(Path stat) {
+        try {
+            // Format: "pid (comm) state ...", comm may itself contain spaces and parentheses.
+            String content = Files.readString(stat, StandardCharsets.ISO_8859_1);
+            char state = content.substring(content.lastIndexOf(')') + 2).charAt(0);
+            return state == 'T' || state == 't';
+        }
+        catch (NoSuchFileException ex) {
+            return false;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** Waits for the process to exit and fails if it does not do so in time. */
+    static void awaitExit(Process process, Duration timeout, String description) {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException(description + " did not exit within " + timeout);
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for " + description + " to exit", ex);
+        }
+    }
+
+    /**
+     * Evaluates the condition until it holds or the timeout passes.
+     * @return whether the condition held in time
+     */
+    static boolean poll(Duration timeout, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(POLL_MILLIS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while waiting", ex);
+            }
+        }
+    }
+
+    /** The last lines of a log file, for failure messages; never throws. */
+    static String tail(Path file, int maxLines) {
+        try {
+            String content = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
+            List<String> lines = Arrays.asList(content.split("\\R"));
+            List<String> last = lines.subList(Math.max(0, lines.size() - maxLines), lines.size());
+            return String.join(System.lineSeparator(), last);
+        }
+        catch (IOException | RuntimeException ex) {
+            return "(could not read " + file + ": " + ex + ")";
+        }
+    }
+
+    static void deleteRecursively(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not delete " + root, ex);
+        }
+    }
+
+    /**
+     * Registers a cleanup to run if the JVM exits before the owner is closed.
+     * @return the hook, to pass to {@link #removeShutdownHook(Thread)} on close
+     */
+    static Thread addShutdownHook(String name, Runnable cleanup) {
+        Thread hook = new Thread(cleanup, name);
+        Runtime.getRuntime().addShutdownHook(hook);
+        return hook;
+    }
+
+    static void removeShutdownHook(Thread hook) {
+        if (hook == Thread.currentThread()) {
+            return;
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        catch (IllegalStateException ex) {
+            // The JVM is already shutting down: the hook runs (or ran) anyway.
+        }
+    }
+
+}
