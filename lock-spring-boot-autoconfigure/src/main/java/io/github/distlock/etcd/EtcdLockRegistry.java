@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * retries transient etcd failures until its timeout and then throws
  * {@link LockAcquisitionException}; an untimed one ({@code lock()}) throws once etcd has failed
  * for longer than the request timeout. A zero or negative timeout makes one attempt, which may
- * take up to {@code min(request timeout, 500 ms)} when etcd is slow. Entries of waiters that give
+ * take up to {@code min(request timeout, 500 ms)} when etcd is slow; so may a timed attempt whose
+ * timeout is shorter than that. Entries of waiters that give
  * up are deleted in the background, retried until etcd confirms.
  *
  * <p>{@link #close()} revokes the lease, which releases every lock held through this registry;
@@ -137,8 +138,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         });
         executor.setRemoveOnCancelPolicy(true);
         this.scheduler = executor;
-        this.dispatcher = new WatchDispatcher(this.client.getWatchClient(), this.keyspace, this.scheduler,
-                this.requestTimeoutNanos);
+        this.dispatcher = new WatchDispatcher(this.client.getWatchClient(), this.keyspace, this.scheduler);
         this.deleter = new EntryDeleter(this.scheduler, this.requestTimeoutNanos);
         this.queue = new LockQueue(this.client.getKVClient(), this.dispatcher, this.deleter, this.requestTimeoutNanos,
                 TimeUnit.SECONDS.toNanos(this.leaseTtlSeconds), this::onHoldLost);
@@ -280,16 +280,17 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         long failingSince = 0;
         while (true) {
             assertOpen();
-            long remaining = deadline - System.nanoTime();
-            long firstCallNanos = timed ? Math.min(this.requestTimeoutNanos, Math.max(remaining, MIN_ATTEMPT_NANOS))
+            long now = System.nanoTime();
+            long attemptNanos = timed ? Math.min(this.requestTimeoutNanos, Math.max(deadline - now, MIN_ATTEMPT_NANOS))
                     : this.requestTimeoutNanos;
+            long attemptDeadline = now + attemptNanos;
             QueueEntry entry = null;
             try {
-                EtcdSession current = currentSession(firstCallNanos, interruptible);
+                EtcdSession current = currentSession(attemptNanos, interruptible);
                 entry = new QueueEntry(this.queue, state.key, state.root, EtcdKeyspace.entry(state.root,
                         current.leaseId(), this.entrySequence.incrementAndGet()), entryValue(), current);
                 this.activeEntries.add(entry);
-                if (entry.acquire(deadline, timed, firstCallNanos, interruptible)) {
+                if (entry.acquire(deadline, timed, attemptDeadline, interruptible)) {
                     return entry;
                 }
                 this.activeEntries.remove(entry);
@@ -306,14 +307,15 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
                 if (entry != null) {
                     this.activeEntries.remove(entry);
                 }
-                long now = System.nanoTime();
-                failingSince = (failingSince == 0) ? now : failingSince;
-                boolean outOfTime = timed ? deadline - now <= 0 : now - failingSince >= this.requestTimeoutNanos;
+                long failedAt = System.nanoTime();
+                failingSince = (failingSince == 0) ? failedAt : failingSince;
+                boolean outOfTime = timed ? deadline - failedAt <= 0
+                        : failedAt - failingSince >= this.requestTimeoutNanos;
                 if (outOfTime) {
                     throw failure(state.key, start, entry, "etcd at " + this.endpoints + " is unavailable: "
                             + ex.getMessage(), ex);
                 }
-                pauseBeforeRetry(timed ? deadline - now : RETRY_PAUSE_NANOS, interruptible);
+                pauseBeforeRetry(timed ? deadline - failedAt : RETRY_PAUSE_NANOS, interruptible);
             }
             catch (InterruptedException | RuntimeException ex) {
                 if (entry != null) {

@@ -119,16 +119,17 @@ final class QueueEntry implements WatchDispatcher.Listener {
 
     /**
      * Writes the entry and waits until it owns the lock or {@code deadlineNanos} passes.
-     * @param firstCallNanos bound on the first etcd round trip (a zero timeout still gets one try)
+     * @param attemptDeadlineNanos deadline of the first attempt (subscribing and writing the
+     * entry), which may lie past {@code deadlineNanos} so that a zero timeout still gets one try
      * @return whether the lock is owned; if not, the entry is being removed
      * @throws EntryLostException if the entry or its lease vanished while waiting
      */
-    boolean acquire(long deadlineNanos, boolean timed, long firstCallNanos, boolean interruptible)
+    boolean acquire(long deadlineNanos, boolean timed, long attemptDeadlineNanos, boolean interruptible)
             throws EtcdCallFailedException, InterruptedException, EntryLostException {
         boolean owned = false;
-        this.queue.dispatcher().subscribe(this.root, this, interruptible);
+        this.queue.dispatcher().subscribe(this.root, this, attemptDeadlineNanos - System.nanoTime(), interruptible);
         try {
-            owned = enqueue(firstCallNanos, interruptible) && this.session.isAlive();
+            owned = enqueue(attemptDeadlineNanos - System.nanoTime(), interruptible) && this.session.isAlive();
             this.waiting = !owned;
             while (!owned) {
                 String lost = lostReason();

@@ -48,8 +48,6 @@ final class WatchDispatcher implements AutoCloseable {
 
     private final ScheduledExecutorService scheduler;
 
-    private final long requestTimeoutNanos;
-
     private final Map<ByteSequence, Set<Listener>> listenersByRoot = new ConcurrentHashMap<>();
 
     private final Object lifecycle = new Object();
@@ -63,23 +61,21 @@ final class WatchDispatcher implements AutoCloseable {
 
     private boolean closed;
 
-    WatchDispatcher(Watch watchClient, EtcdKeyspace keyspace, ScheduledExecutorService scheduler,
-            long requestTimeoutNanos) {
+    WatchDispatcher(Watch watchClient, EtcdKeyspace keyspace, ScheduledExecutorService scheduler) {
         this.watchClient = watchClient;
         this.keyspace = keyspace;
         this.scheduler = scheduler;
-        this.requestTimeoutNanos = requestTimeoutNanos;
     }
 
     /**
      * Registers {@code listener} for deletions under {@code root}, opening the watch first if it
      * is not open yet.
      */
-    void subscribe(ByteSequence root, Listener listener, boolean interruptible)
+    void subscribe(ByteSequence root, Listener listener, long timeoutNanos, boolean interruptible)
             throws EtcdCallFailedException, InterruptedException {
         this.listenersByRoot.computeIfAbsent(root, r -> ConcurrentHashMap.newKeySet()).add(listener);
         try {
-            EtcdCalls.await(ensureOpen(), this.requestTimeoutNanos, interruptible, "watch creation");
+            EtcdCalls.await(ensureOpen(), timeoutNanos, interruptible, "watch creation");
         }
         catch (EtcdCallFailedException | InterruptedException | RuntimeException ex) {
             unsubscribe(root, listener);
