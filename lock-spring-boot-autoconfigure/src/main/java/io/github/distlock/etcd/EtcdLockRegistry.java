@@ -195,7 +195,16 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         for (QueueEntry entry : this.activeEntries) {
             entry.sessionEnded("the lock registry was closed");
         }
-        EtcdSession current = this.session;
+        EtcdSession current;
+        // A session being granted right now is published before the lock is released; later
+        // grants see the closed flag.
+        this.sessionLock.lock();
+        try {
+            current = this.session;
+        }
+        finally {
+            this.sessionLock.unlock();
+        }
         if (current != null) {
             current.close("the lock registry was closed");
         }

@@ -1,6 +1,7 @@
 package io.github.distlock.etcd;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -128,7 +129,13 @@ final class EtcdSession {
 
     private void scheduleKeepAlive(long delayNanos) {
         if (!this.ended.isDone()) {
-            this.scheduler.schedule(this::keepAlive, delayNanos, TimeUnit.NANOSECONDS);
+            try {
+                this.scheduler.schedule(this::keepAlive, delayNanos, TimeUnit.NANOSECONDS);
+            }
+            catch (RejectedExecutionException ex) {
+                // The registry shut its scheduler down: it is closing this session.
+                end("the lock registry was closed");
+            }
         }
     }
 
@@ -186,6 +193,9 @@ final class EtcdSession {
 
     private void scheduleExpiryCheck() {
         long delay = this.expiresAtNanos - System.nanoTime();
+        if (this.ended.isDone() || this.scheduler.isShutdown()) {
+            return;
+        }
         this.scheduler.schedule(() -> {
             if (this.ended.isDone()) {
                 return;

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -146,17 +147,24 @@ final class WatchDispatcher implements AutoCloseable {
 
     /** jetcd closed the watch for good (no leader, halt error): open a new one after a pause. */
     private void reopenLater(StreamListener broken) {
-        this.scheduler.schedule(() -> {
-            synchronized (this.lifecycle) {
-                if (this.closed || this.watcher != broken.watcher) {
-                    return;
-                }
-                // Resume after the last delivered event; listeners re-read anyway in case the
-                // revision was compacted meanwhile.
-                open(this.deliveredRevision > 0 ? this.deliveredRevision + 1 : 0);
+        try {
+            this.scheduler.schedule(() -> reopen(broken), REOPEN_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // The registry is closing: nothing to reopen.
+        }
+    }
+
+    private void reopen(StreamListener broken) {
+        synchronized (this.lifecycle) {
+            if (this.closed || this.watcher != broken.watcher) {
+                return;
             }
-            resyncAll();
-        }, REOPEN_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+            // Resume after the last delivered event; listeners re-read anyway in case the
+            // revision was compacted meanwhile.
+            open(this.deliveredRevision > 0 ? this.deliveredRevision + 1 : 0);
+        }
+        resyncAll();
     }
 
     @Override
