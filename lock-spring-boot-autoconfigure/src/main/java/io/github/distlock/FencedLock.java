@@ -20,7 +20,16 @@ import java.util.concurrent.locks.Lock;
  * for every later acquisition of the same key.
  *
  * <p>Acquisition methods throw {@link LockAcquisitionException} when the backend fails or cannot
- * be reached; they never block past their timeout. {@link #newCondition()} is not supported.
+ * be reached: timed ones once their timeout has passed (a timed {@code tryLock} that simply did
+ * not get the lock returns {@code false}), {@link #lock()} and {@link #lockInterruptibly()} once
+ * the backend has been failing for longer than its request timeout. None of them blocks past its
+ * timeout. {@link #tryLock()} takes the lock only if it is free, whatever the fairness.
+ * {@link #newCondition()} is not supported.
+ *
+ * <p>After a hold is lost, {@link #getHoldCount()} still counts it and {@link #getFence()} still
+ * returns its fence, so the holder can unwind; every {@link #unlock()} of the lost hold throws
+ * {@link LockLostException} (the last one removes it), and acquiring the key again on that thread
+ * throws {@link LockLostException} until the lost hold is fully unlocked.
  */
 public interface FencedLock extends Lock {
 
@@ -50,4 +59,15 @@ public interface FencedLock extends Lock {
      * @return whether the key is held
      */
     boolean isLocked();
+
+    /**
+     * Who holds the key, as the backend records it (for etcd: the owner identity of the holding
+     * process and the holding thread's name), for error messages and diagnostics. The answer may
+     * be stale by the time it returns.
+     * @return the holder's identity, or {@code null} if the key is free or the backend records no
+     * holder
+     */
+    default String getHolder() {
+        return null;
+    }
 }

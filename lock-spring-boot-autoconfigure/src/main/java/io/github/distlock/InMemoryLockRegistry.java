@@ -101,12 +101,16 @@ public final class InMemoryLockRegistry implements LockRegistry {
         if (acquired) {
             // Drawn after acquiring, so it exceeds the fence of every earlier holder of the key.
             state.fence = this.fences.incrementAndGet();
+            state.holder = Thread.currentThread().getName();
         }
         return acquired;
     }
 
     private void unlock(String key) {
         KeyState state = heldState(key);
+        if (state.lock.getHoldCount() == 1) {
+            state.holder = null;
+        }
         state.lock.unlock();
         if (!state.lock.isHeldByCurrentThread()) {
             leave(key);
@@ -139,6 +143,9 @@ public final class InMemoryLockRegistry implements LockRegistry {
         // Written by a holder right after its outermost acquisition and read only by the holder,
         // so the lock itself orders every access.
         long fence;
+
+        // Name of the holding thread; written by the holder, read by anyone for diagnostics.
+        volatile String holder;
     }
 
     /** How a lock object waits for the per-key lock. */
@@ -241,6 +248,12 @@ public final class InMemoryLockRegistry implements LockRegistry {
         public boolean isLocked() {
             KeyState state = InMemoryLockRegistry.this.states.get(this.key);
             return state != null && state.lock.isLocked();
+        }
+
+        @Override
+        public String getHolder() {
+            KeyState state = InMemoryLockRegistry.this.states.get(this.key);
+            return (state != null) ? state.holder : null;
         }
 
         @Override

@@ -3,9 +3,10 @@ package io.github.distlock;
 import java.time.Duration;
 
 /**
- * A lock could not be acquired: the wait timed out, or the backend failed or could not be reached
- * while acquiring. The message names the key, how long the caller waited and, where known, who
- * holds the lock.
+ * A lock could not be acquired: the backend failed or could not be reached while acquiring, or (in
+ * callers that turn a timeout into an error, such as the {@code @DistributedLock} aspect) the wait
+ * timed out. The message names the key, how long the caller waited and, where known, who holds
+ * the lock.
  */
 public class LockAcquisitionException extends RuntimeException {
 
@@ -20,7 +21,7 @@ public class LockAcquisitionException extends RuntimeException {
     /**
      * Creates an exception.
      * @param key the lock key
-     * @param waited how long the caller waited before giving up
+     * @param waited how long the caller waited before giving up (not {@code null})
      * @param holder who held the lock, or {@code null} if unknown
      * @param message what went wrong
      * @param cause the backend failure, or {@code null}

@@ -91,6 +91,11 @@ final class EtcdFencedLock implements FencedLock {
     }
 
     @Override
+    public String getHolder() {
+        return this.registry.holder(this.key);
+    }
+
+    @Override
     public String toString() {
         return "EtcdFencedLock[key=" + this.key + ", fair=" + this.fair + "]";
     }

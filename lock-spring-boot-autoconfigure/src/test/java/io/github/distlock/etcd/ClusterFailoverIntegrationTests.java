@@ -100,12 +100,13 @@ class ClusterFailoverIntegrationTests {
     }
 
     private EtcdLockRegistry newRegistry(String owner) {
-        // Short gRPC keep-alives let the client give up on a frozen member within seconds
-        // (the defaults, 30 s + 10 s, are longer than the lease TTL).
+        // gRPC keep-alives as the auto-configuration sets them by default: the client gives up on a
+        // frozen member within seconds (jetcd's defaults, 30 s + 10 s, exceed the lease TTL), and
+        // 5 s is the most frequent ping etcd accepts by default.
         Client client = Client.builder()
             .endpoints(etcd.clientEndpoints().toArray(String[]::new))
-            .keepaliveTime(Duration.ofSeconds(1))
-            .keepaliveTimeout(Duration.ofSeconds(1))
+            .keepaliveTime(Duration.ofSeconds(5))
+            .keepaliveTimeout(Duration.ofSeconds(3))
             .keepaliveWithoutCalls(true)
             .build();
         this.resources.add(client);

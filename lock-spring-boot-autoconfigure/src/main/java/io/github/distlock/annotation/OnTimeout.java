@@ -1,0 +1,24 @@
+package io.github.distlock.annotation;
+
+/**
+ * What a {@link DistributedLock @DistributedLock} call does when the lock is still held by
+ * someone else after its wait timeout.
+ */
+public enum OnTimeout {
+
+    /**
+     * Throw {@link io.github.distlock.LockAcquisitionException}, naming the key, how long the call
+     * waited and, where known, the current holder. The method does not run.
+     */
+    FAIL,
+
+    /**
+     * Skip the call quietly: the method does not run and the call returns {@code null} (for
+     * {@code void} and {@code Void} methods) or {@link java.util.Optional#empty()} (for methods
+     * returning {@code Optional}). Other return types are rejected at start-up. Meant for
+     * {@code @Scheduled} jobs that should run on one instance only. Only a timeout is skipped:
+     * a backend failure or an interrupt still throws
+     * {@link io.github.distlock.LockAcquisitionException}.
+     */
+    SKIP
+}

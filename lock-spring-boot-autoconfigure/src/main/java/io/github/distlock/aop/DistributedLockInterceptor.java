@@ -1,0 +1,158 @@
+package io.github.distlock.aop;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distlock.FencedLock;
+import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockContext;
+import io.github.distlock.LockLostException;
+import io.github.distlock.LockRegistry;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.util.Assert;
+
+/**
+ * Runs {@link io.github.distlock.annotation.DistributedLock @DistributedLock} methods while
+ * holding their lock. Per call it evaluates the key, acquires the lock within the wait timeout,
+ * makes it available through {@link LockContext}, proceeds, releases the lock and reports a lock
+ * lost meanwhile. Everything about a method that does not depend on the call is worked out once,
+ * by the {@link LockOperationSource}.
+ */
+public final class DistributedLockInterceptor implements MethodInterceptor {
+
+    private final LockOperationSource operations;
+
+    private final ObjectProvider<LockRegistry> registryProvider;
+
+    private final LockKeyResolver keys;
+
+    private final LockFailureHandler failures;
+
+    private volatile @Nullable LockRegistry registry;
+
+    /**
+     * Creates an interceptor.
+     * @param operations where the annotated methods' operations come from
+     * @param registryProvider the registry, looked up on the first call
+     * @param beanFactory resolves {@code @bean} references in key expressions, or {@code null}
+     * @param events where {@link LockLostEvent}s are published
+     */
+    public DistributedLockInterceptor(LockOperationSource operations, ObjectProvider<LockRegistry> registryProvider,
+            @Nullable BeanFactory beanFactory, ApplicationEventPublisher events) {
+        Assert.notNull(operations, "operations must not be null");
+        Assert.notNull(registryProvider, "registryProvider must not be null");
+        Assert.notNull(events, "events must not be null");
+        this.operations = operations;
+        this.registryProvider = registryProvider;
+        this.keys = new LockKeyResolver(beanFactory);
+        this.failures = new LockFailureHandler(events);
+    }
+
+    @Override
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Class<?> targetClass = (target != null) ? AopProxyUtils.ultimateTargetClass(target) : null;
+        LockOperation operation = this.operations.getOperation(invocation.getMethod(), targetClass);
+        if (operation == null) {
+            return invocation.proceed();
+        }
+        String key = this.keys.resolve(operation, target,
+                (targetClass != null) ? targetClass : operation.method().getDeclaringClass(), invocation.getArguments());
+        FencedLock lock = registry().obtain(key, operation.fair());
+        long start = System.nanoTime();
+        if (!acquire(lock, operation, target, start)) {
+            return this.failures.timedOut(operation, lock, Duration.ofNanos(System.nanoTime() - start));
+        }
+        return proceedHolding(lock, operation, invocation, target);
+    }
+
+    private boolean acquire(FencedLock lock, LockOperation operation, Object target, long start) {
+        try {
+            return lock.tryLock(operation.waitTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        }
+        catch (LockLostException lost) {
+            // Reentering a hold that was lost meanwhile: the enclosing call still holds it.
+            this.failures.publish(operation, target, lost);
+            throw lost;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new LockAcquisitionException(lock.getKey(), Duration.ofNanos(System.nanoTime() - start), null,
+                    "the thread was interrupted while waiting", ex);
+        }
+    }
+
+    private @Nullable Object proceedHolding(FencedLock lock, LockOperation operation, MethodInvocation invocation,
+            Object target) throws Throwable {
+        Object result = null;
+        Throwable failure = null;
+        try {
+            LockContext.Scope scope = LockContext.enter(lock);
+            try {
+                result = invocation.proceed();
+            }
+            finally {
+                scope.close();
+            }
+        }
+        catch (Throwable ex) {
+            failure = ex;
+        }
+        try {
+            lock.unlock();
+        }
+        catch (LockLostException lost) {
+            failure = this.failures.lockLost(operation, target, lost, failure);
+        }
+        catch (RuntimeException ex) {
+            if (failure == null) {
+                throw ex;
+            }
+            failure.addSuppressed(ex);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return result;
+    }
+
+    private LockRegistry registry() {
+        LockRegistry registry = this.registry;
+        if (registry == null) {
+            registry = this.registryProvider.getIfAvailable();
+            if (registry == null) {
+                throw new IllegalStateException(missingRegistryMessage(null));
+            }
+            this.registry = registry;
+        }
+        return registry;
+    }
+
+    /**
+     * Fails if an annotated method was found but no {@link LockRegistry} exists, so that such an
+     * application does not start rather than fail on its first locked call.
+     * @throws IllegalStateException if annotated methods exist and no registry does
+     */
+    public void verifyRegistry() {
+        String method = this.operations.firstAnnotatedMethod();
+        if (method != null && this.registry == null) {
+            this.registry = this.registryProvider.getIfAvailable();
+            if (this.registry == null) {
+                throw new IllegalStateException(missingRegistryMessage(method));
+            }
+        }
+    }
+
+    private static String missingRegistryMessage(@Nullable String method) {
+        return "@DistributedLock is used" + ((method != null) ? " (on " + method + ")" : "")
+                + " but there is no LockRegistry bean: with distributed-lock.store=etcd put io.etcd:jetcd-core on the "
+                + "class path (lock-spring-boot-starter brings it), set distributed-lock.store=in-memory for a single "
+                + "instance, or define a LockRegistry bean";
+    }
+}

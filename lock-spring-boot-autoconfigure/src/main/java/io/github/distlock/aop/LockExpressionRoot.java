@@ -1,0 +1,49 @@
+package io.github.distlock.aop;
+
+import java.lang.reflect.Method;
+
+/**
+ * The {@code #root} object of a {@code @DistributedLock} key expression.
+ */
+final class LockExpressionRoot {
+
+    private final Method method;
+
+    private final Object target;
+
+    private final Class<?> targetClass;
+
+    private final Object[] args;
+
+    LockExpressionRoot(Method method, Object target, Class<?> targetClass, Object[] args) {
+        this.method = method;
+        this.target = target;
+        this.targetClass = targetClass;
+        this.args = args;
+    }
+
+    /** @return the annotated method ({@code #root.method}) */
+    public Method getMethod() {
+        return this.method;
+    }
+
+    /** @return the name of the annotated method ({@code #root.methodName}) */
+    public String getMethodName() {
+        return this.method.getName();
+    }
+
+    /** @return the bean the method is called on ({@code #root.target}) */
+    public Object getTarget() {
+        return this.target;
+    }
+
+    /** @return the class of the bean ({@code #root.targetClass}) */
+    public Class<?> getTargetClass() {
+        return this.targetClass;
+    }
+
+    /** @return the call's arguments ({@code #root.args}) */
+    public Object[] getArgs() {
+        return this.args;
+    }
+}

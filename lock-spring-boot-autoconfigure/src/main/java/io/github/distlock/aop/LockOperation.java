@@ -1,0 +1,33 @@
+package io.github.distlock.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Optional;
+
+import io.github.distlock.annotation.OnLockLost;
+import io.github.distlock.annotation.OnTimeout;
+import org.jspecify.annotations.Nullable;
+import org.springframework.expression.Expression;
+
+/**
+ * What {@code @DistributedLock} asks for on one method, parsed and validated once.
+ * @param method the annotated method (the most specific one, on the target class)
+ * @param description the method as named in messages
+ * @param keyExpression the parsed key expression, or {@code null} for one lock per method
+ * @param methodKey the key used when {@code keyExpression} is {@code null}
+ * @param fair whether to wait fairly
+ * @param waitTimeout how long to wait
+ * @param onTimeout what to do on timeout
+ * @param onLockLost how to report a lost lock
+ */
+record LockOperation(Method method, String description, @Nullable Expression keyExpression, String methodKey,
+        boolean fair, Duration waitTimeout, OnTimeout onTimeout, OnLockLost onLockLost) {
+
+    /**
+     * Returns what a skipped call returns.
+     * @return {@code Optional.empty()} for methods returning {@code Optional}, else {@code null}
+     */
+    @Nullable Object skippedResult() {
+        return (this.method.getReturnType() == Optional.class) ? Optional.empty() : null;
+    }
+}

@@ -1,0 +1,351 @@
+package io.github.distlock.autoconfigure;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.distlock.aop.DistributedLockAdvisor;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.boot.convert.DurationUnit;
+import org.springframework.core.style.ToStringCreator;
+
+/**
+ * Configuration of distributed locks, under {@code distributed-lock}. Values are checked as they
+ * are bound, so a bad one fails start-up with a message naming the property and the value.
+ */
+@ConfigurationProperties("distributed-lock")
+public class DistributedLockProperties {
+
+    /**
+     * Whether to enable distributed locks and the @DistributedLock annotation.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Where locks are kept: 'etcd' shares them with every instance connected to the same etcd
+     * cluster; 'in-memory' keeps them in this JVM only, for tests and single-instance runs.
+     */
+    private Store store = Store.ETCD;
+
+    /**
+     * How long @DistributedLock waits for a lock when the annotation names no wait timeout. 0
+     * tries once without waiting.
+     */
+    private Duration waitTimeout = Duration.ofSeconds(30);
+
+    /**
+     * Order of the @DistributedLock advice among other advice on the same method. The default
+     * takes precedence over @Transactional, so the lock is acquired before a transaction begins
+     * and released after it completes.
+     */
+    private int aspectOrder = DistributedLockAdvisor.DEFAULT_ORDER;
+
+    /**
+     * Identity recorded as the holder of this instance's locks, shown in errors and etcd tools.
+     * Defaults to '<spring.application.name>@<host>:<pid>', or '<host>:<pid>' when no
+     * application name is set.
+     */
+    private @Nullable String ownerIdentity;
+
+    private final Etcd etcd = new Etcd();
+
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public Store getStore() {
+        return this.store;
+    }
+
+    public void setStore(Store store) {
+        this.store = store;
+    }
+
+    public Duration getWaitTimeout() {
+        return this.waitTimeout;
+    }
+
+    public void setWaitTimeout(Duration waitTimeout) {
+        PropertyChecks.notNegative("distributed-lock.wait-timeout", waitTimeout);
+        this.waitTimeout = waitTimeout;
+    }
+
+    public int getAspectOrder() {
+        return this.aspectOrder;
+    }
+
+    public void setAspectOrder(int aspectOrder) {
+        this.aspectOrder = aspectOrder;
+    }
+
+    public @Nullable String getOwnerIdentity() {
+        return this.ownerIdentity;
+    }
+
+    public void setOwnerIdentity(@Nullable String ownerIdentity) {
+        this.ownerIdentity = ownerIdentity;
+    }
+
+    public Etcd getEtcd() {
+        return this.etcd;
+    }
+
+    @Override
+    public String toString() {
+        return new ToStringCreator(this).append("enabled", this.enabled)
+            .append("store", this.store)
+            .append("waitTimeout", this.waitTimeout)
+            .append("aspectOrder", this.aspectOrder)
+            .append("ownerIdentity", this.ownerIdentity)
+            .append("etcd", this.etcd)
+            .toString();
+    }
+
+    /** Where locks are kept. */
+    public enum Store {
+
+        /** In etcd, shared by every instance connected to the same cluster. */
+        ETCD,
+
+        /** In this JVM only. */
+        IN_MEMORY
+    }
+
+    /** Connection to etcd and how locks are kept there. */
+    public static class Etcd {
+
+        /**
+         * URLs of the etcd members to connect to, all http:// or all https:// (https:// uses
+         * TLS).
+         */
+        private List<String> endpoints = new ArrayList<>(List.of("http://127.0.0.1:2379"));
+
+        /**
+         * Key prefix under which locks are kept, so that applications can share a cluster.
+         */
+        private String namespace = "/distributed-lock/";
+
+        /**
+         * TTL of the session lease, in whole seconds: the upper bound on how long a crashed
+         * holder keeps others waiting, and on how long a holder cut off from etcd believes it
+         * still holds its locks.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration leaseTtl = Duration.ofSeconds(10);
+
+        /**
+         * Timeout for establishing a connection to an etcd member.
+         */
+        private Duration connectTimeout = Duration.ofSeconds(5);
+
+        /**
+         * Upper bound on each etcd request. An acquisition retries failed requests until its
+         * wait timeout; a release that etcd does not confirm in time is retried in the
+         * background.
+         */
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
+        /**
+         * Interval of gRPC keep-alive pings on the connection to etcd. Together with the
+         * keep-alive timeout it bounds how long the client keeps talking to a frozen or
+         * partitioned member before it switches to another endpoint; keep their sum below the
+         * lease TTL. etcd rejects pings more frequent than its --grpc-keepalive-min-time (5s by
+         * default).
+         */
+        private Duration keepAliveTime = Duration.ofSeconds(5);
+
+        /**
+         * How long to wait for the answer to a gRPC keep-alive ping before the connection to an
+         * etcd member is considered dead.
+         */
+        private Duration keepAliveTimeout = Duration.ofSeconds(3);
+
+        /**
+         * User name for etcd authentication. Set together with the password.
+         */
+        private @Nullable String username;
+
+        /**
+         * Password for etcd authentication. Set together with the user name.
+         */
+        private @Nullable String password;
+
+        private final Tls tls = new Tls();
+
+        public List<String> getEndpoints() {
+            return this.endpoints;
+        }
+
+        public void setEndpoints(List<String> endpoints) {
+            EtcdEndpoints.parse(endpoints);
+            this.endpoints = endpoints;
+        }
+
+        public String getNamespace() {
+            return this.namespace;
+        }
+
+        public void setNamespace(String namespace) {
+            if (namespace == null || namespace.isEmpty()) {
+                throw new IllegalArgumentException("distributed-lock.etcd.namespace must not be empty");
+            }
+            this.namespace = namespace;
+        }
+
+        public Duration getLeaseTtl() {
+            return this.leaseTtl;
+        }
+
+        public void setLeaseTtl(Duration leaseTtl) {
+            PropertyChecks.wholeSeconds("distributed-lock.etcd.lease-ttl", leaseTtl);
+            this.leaseTtl = leaseTtl;
+        }
+
+        public Duration getConnectTimeout() {
+            return this.connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration connectTimeout) {
+            PropertyChecks.positive("distributed-lock.etcd.connect-timeout", connectTimeout);
+            this.connectTimeout = connectTimeout;
+        }
+
+        public Duration getKeepAliveTime() {
+            return this.keepAliveTime;
+        }
+
+        public void setKeepAliveTime(Duration keepAliveTime) {
+            PropertyChecks.positive("distributed-lock.etcd.keep-alive-time", keepAliveTime);
+            this.keepAliveTime = keepAliveTime;
+        }
+
+        public Duration getKeepAliveTimeout() {
+            return this.keepAliveTimeout;
+        }
+
+        public void setKeepAliveTimeout(Duration keepAliveTimeout) {
+            PropertyChecks.positive("distributed-lock.etcd.keep-alive-timeout", keepAliveTimeout);
+            this.keepAliveTimeout = keepAliveTimeout;
+        }
+
+        public Duration getRequestTimeout() {
+            return this.requestTimeout;
+        }
+
+        public void setRequestTimeout(Duration requestTimeout) {
+            PropertyChecks.positive("distributed-lock.etcd.request-timeout", requestTimeout);
+            this.requestTimeout = requestTimeout;
+        }
+
+        public @Nullable String getUsername() {
+            return this.username;
+        }
+
+        public void setUsername(@Nullable String username) {
+            this.username = username;
+        }
+
+        public @Nullable String getPassword() {
+            return this.password;
+        }
+
+        public void setPassword(@Nullable String password) {
+            this.password = password;
+        }
+
+        public Tls getTls() {
+            return this.tls;
+        }
+
+        @Override
+        public String toString() {
+            return new ToStringCreator(this).append("endpoints", this.endpoints)
+                .append("namespace", this.namespace)
+                .append("leaseTtl", DurationStyle.SIMPLE.print(this.leaseTtl))
+                .append("connectTimeout", DurationStyle.SIMPLE.print(this.connectTimeout))
+                .append("requestTimeout", DurationStyle.SIMPLE.print(this.requestTimeout))
+                .append("keepAliveTime", DurationStyle.SIMPLE.print(this.keepAliveTime))
+                .append("keepAliveTimeout", DurationStyle.SIMPLE.print(this.keepAliveTimeout))
+                .append("username", this.username)
+                .append("password", PropertyChecks.mask(this.password))
+                .append("tls", this.tls)
+                .toString();
+        }
+    }
+
+    /** TLS files for https:// endpoints. */
+    public static class Tls {
+
+        /**
+         * PEM file with the certificates of the authorities that issued the etcd members'
+         * certificates. Defaults to the JVM's trusted authorities.
+         */
+        private @Nullable Path caFile;
+
+        /**
+         * PEM file with the client certificate chain, for etcd members that require client
+         * certificates. Set together with the key file.
+         */
+        private @Nullable Path certFile;
+
+        /**
+         * PEM file with the private key of the client certificate, in PKCS#8 format. Set together
+         * with the certificate file.
+         */
+        private @Nullable Path keyFile;
+
+        /**
+         * Password of the private key, if the key file is encrypted.
+         */
+        private @Nullable String keyPassword;
+
+        public @Nullable Path getCaFile() {
+            return this.caFile;
+        }
+
+        public void setCaFile(@Nullable Path caFile) {
+            this.caFile = caFile;
+        }
+
+        public @Nullable Path getCertFile() {
+            return this.certFile;
+        }
+
+        public void setCertFile(@Nullable Path certFile) {
+            this.certFile = certFile;
+        }
+
+        public @Nullable Path getKeyFile() {
+            return this.keyFile;
+        }
+
+        public void setKeyFile(@Nullable Path keyFile) {
+            this.keyFile = keyFile;
+        }
+
+        public @Nullable String getKeyPassword() {
+            return this.keyPassword;
+        }
+
+        public void setKeyPassword(@Nullable String keyPassword) {
+            this.keyPassword = keyPassword;
+        }
+
+        @Override
+        public String toString() {
+            return new ToStringCreator(this).append("caFile", this.caFile)
+                .append("certFile", this.certFile)
+                .append("keyFile", this.keyFile)
+                .append("keyPassword", PropertyChecks.mask(this.keyPassword))
+                .toString();
+        }
+    }
+}
