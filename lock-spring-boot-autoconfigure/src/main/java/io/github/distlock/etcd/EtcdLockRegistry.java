@@ -7,14 +7,12 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -101,13 +99,9 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
 
     private final Map<String, LocalKeyState> keyStates = new ConcurrentHashMap<>();
 
-    private final Set<QueueEntry> activeEntries = ConcurrentHashMap.newKeySet();
+    private final SessionKeeper sessions;
 
     private final AtomicLong entrySequence = new AtomicLong();
-
-    private final ReentrantLock sessionLock = new ReentrantLock();
-
-    private volatile EtcdSession session;
 
     private volatile boolean closed;
 
@@ -140,8 +134,12 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         this.scheduler = executor;
         this.dispatcher = new WatchDispatcher(this.client.getWatchClient(), this.keyspace, this.scheduler);
         this.deleter = new EntryDeleter(this.scheduler, this.requestTimeoutNanos);
+        RaftTerms terms = new RaftTerms();
+        this.sessions = new SessionKeeper(this.client, this.keyspace, this.leaseTtlSeconds, this.requestTimeoutNanos,
+                this.scheduler, terms);
         this.queue = new LockQueue(this.client.getKVClient(), this.dispatcher, this.deleter, this.requestTimeoutNanos,
-                TimeUnit.SECONDS.toNanos(this.leaseTtlSeconds), this::onHoldLost);
+                TimeUnit.SECONDS.toNanos(this.leaseTtlSeconds), terms, this::onHoldLost,
+                this.sessions::sweepForGhosts);
     }
 
     /**
@@ -192,22 +190,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             return;
         }
         this.closed = true;
-        for (QueueEntry entry : this.activeEntries) {
-            entry.sessionEnded("the lock registry was closed");
-        }
-        EtcdSession current;
-        // A session being granted right now is published before the lock is released; later
-        // grants see the closed flag.
-        this.sessionLock.lock();
-        try {
-            current = this.session;
-        }
-        finally {
-            this.sessionLock.unlock();
-        }
-        if (current != null) {
-            current.close("the lock registry was closed");
-        }
+        this.sessions.close("the lock registry was closed");
         this.dispatcher.close();
         this.scheduler.shutdownNow();
     }
@@ -295,18 +278,19 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             long attemptDeadline = now + attemptNanos;
             QueueEntry entry = null;
             try {
-                EtcdSession current = currentSession(attemptNanos, interruptible);
+                assertOpen();
+                EtcdSession current = this.sessions.current(attemptNanos, interruptible);
                 entry = new QueueEntry(this.queue, state.key, state.root, EtcdKeyspace.entry(state.root,
                         current.leaseId(), this.entrySequence.incrementAndGet()), entryValue(), current);
-                this.activeEntries.add(entry);
+                this.sessions.register(entry);
                 if (entry.acquire(deadline, timed, attemptDeadline, interruptible)) {
                     return entry;
                 }
-                this.activeEntries.remove(entry);
+                this.sessions.unregister(entry);
                 return null;
             }
             catch (QueueEntry.EntryLostException ex) {
-                this.activeEntries.remove(entry);
+                this.sessions.unregister(entry);
                 if (this.closed) {
                     throw failure(state.key, start, entry, "the lock registry was closed", null);
                 }
@@ -314,7 +298,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             }
             catch (EtcdCallFailedException ex) {
                 if (entry != null) {
-                    this.activeEntries.remove(entry);
+                    this.sessions.unregister(entry);
                 }
                 long failedAt = System.nanoTime();
                 failingSince = (failingSince == 0) ? failedAt : failingSince;
@@ -328,7 +312,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             }
             catch (InterruptedException | RuntimeException ex) {
                 if (entry != null) {
-                    this.activeEntries.remove(entry);
+                    this.sessions.unregister(entry);
                 }
                 throw ex;
             }
@@ -374,7 +358,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             return;
         }
         state.holds.remove(current);
-        this.activeEntries.remove(entry);
+        this.sessions.unregister(entry);
         String lost = entry.lostReason();
         try {
             if (lost != null) {
@@ -461,52 +445,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         return (state != null) ? state.holdOf(Thread.currentThread()) : null;
     }
 
-    // ---- sessions and local state --------------------------------------------------------------
-
-    /** Returns a live session, granting a new lease if there is none or the last one was lost. */
-    private EtcdSession currentSession(long callNanos, boolean interruptible)
-            throws EtcdCallFailedException, InterruptedException {
-        EtcdSession current = this.session;
-        if (current != null && current.isAlive()) {
-            return current;
-        }
-        if (interruptible) {
-            this.sessionLock.lockInterruptibly();
-        }
-        else {
-            this.sessionLock.lock();
-        }
-        try {
-            current = this.session;
-            if (current != null && current.isAlive()) {
-                return current;
-            }
-            if (current != null) {
-                current.abandon("no keep-alive acknowledged by etcd within the lease TTL");
-            }
-            assertOpen();
-            EtcdSession started = EtcdSession.start(this.client.getLeaseClient(), this.leaseTtlSeconds,
-                    Math.min(callNanos, this.requestTimeoutNanos), this.scheduler, interruptible);
-            started.ended().thenAccept(reason -> onSessionEnded(started, reason));
-            this.session = started;
-            return started;
-        }
-        finally {
-            this.sessionLock.unlock();
-        }
-    }
-
-    private void onSessionEnded(EtcdSession ended, String reason) {
-        if (!this.closed) {
-            logger.warn("etcd session lease {} ended: {}; its locks are lost", Long.toHexString(ended.leaseId()),
-                    reason);
-        }
-        for (QueueEntry entry : this.activeEntries) {
-            if (entry.session() == ended) {
-                entry.sessionEnded(reason);
-            }
-        }
-    }
+    // ---- local state ---------------------------------------------------------------------------
 
     private void onHoldLost(QueueEntry entry, String reason) {
         if (!this.closed) {
@@ -545,7 +484,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         LocalKeyState state = this.keyStates.get(key);
         int atGate = (state != null) ? state.unfairGate.getQueueLength() : 0;
         int inEtcd = 0;
-        for (QueueEntry entry : this.activeEntries) {
+        for (QueueEntry entry : this.sessions.entries()) {
             if (entry.isWaiting() && entry.lockKey().equals(key)) {
                 inEtcd++;
             }
@@ -556,6 +495,11 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
     /** Package-private view for tests: entries still to be deleted in the background. */
     int pendingDeletions() {
         return this.deleter.pending();
+    }
+
+    /** See {@link SessionKeeper#sweepForGhosts()}; for tests. */
+    void sweepForGhosts() {
+        this.sessions.sweepForGhosts();
     }
 
     EtcdKeyspace keyspace() {

@@ -6,6 +6,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,28 +38,33 @@ final class EtcdSession {
 
     private final ScheduledExecutorService scheduler;
 
+    private final RaftTerms terms;
+
     private final CompletableFuture<String> ended = new CompletableFuture<>();
 
     private volatile long expiresAtNanos;
 
     private EtcdSession(Lease leases, long leaseId, long ttlNanos, long grantSentNanos, long requestTimeoutNanos,
-            ScheduledExecutorService scheduler) {
+            ScheduledExecutorService scheduler, RaftTerms terms) {
         this.leases = leases;
         this.leaseId = leaseId;
         this.ttlNanos = ttlNanos;
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.scheduler = scheduler;
+        this.terms = terms;
         this.expiresAtNanos = grantSentNanos + ttlNanos;
     }
 
     /** Grants a lease and starts keeping it alive. */
     static EtcdSession start(Lease leases, long ttlSeconds, long requestTimeoutNanos, ScheduledExecutorService scheduler,
-            boolean interruptible) throws EtcdCallFailedException, InterruptedException {
+            RaftTerms terms, boolean interruptible) throws EtcdCallFailedException, InterruptedException {
         long sent = System.nanoTime();
-        long leaseId = EtcdCalls.await(leases.grant(ttlSeconds), requestTimeoutNanos, interruptible, "lease grant")
-            .getID();
+        LeaseGrantResponse grant = EtcdCalls.await(leases.grant(ttlSeconds), requestTimeoutNanos, interruptible,
+                "lease grant");
+        terms.observe(grant);
+        long leaseId = grant.getID();
         EtcdSession session = new EtcdSession(leases, leaseId, TimeUnit.SECONDS.toNanos(ttlSeconds), sent,
-                requestTimeoutNanos, scheduler);
+                requestTimeoutNanos, scheduler, terms);
         session.scheduleKeepAlive(session.keepAliveIntervalNanos());
         session.scheduleExpiryCheck();
         logger.debug("Started session lease {} with TTL {}s", Long.toHexString(leaseId), ttlSeconds);
@@ -153,7 +159,11 @@ final class EtcdSession {
             return;
         }
         call.orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((response, failure) -> {
-            if (failure == null) {
+            if (failure == null && this.terms.isStale(response)) {
+                onKeepAliveFailed(new IllegalStateException("answered by a deposed leader (raft term "
+                        + response.getHeader().getRaftTerm() + ")"));
+            }
+            else if (failure == null) {
                 onKeepAliveAcknowledged(sent, response.getTTL());
             }
             else if (EtcdCalls.isLeaseNotFound(failure)) {

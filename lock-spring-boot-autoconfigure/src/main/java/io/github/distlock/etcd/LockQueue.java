@@ -23,14 +23,25 @@ final class LockQueue {
 
     private final HoldLossHandler lossHandler;
 
+    private final Runnable uncertainWriteHandler;
+
+    private final RaftTerms terms;
+
     LockQueue(KV kv, WatchDispatcher dispatcher, EntryDeleter deleter, long requestTimeoutNanos,
-            long safetyRecheckNanos, HoldLossHandler lossHandler) {
+            long safetyRecheckNanos, RaftTerms terms, HoldLossHandler lossHandler, Runnable uncertainWriteHandler) {
         this.kv = kv;
         this.dispatcher = dispatcher;
         this.deleter = deleter;
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.safetyRecheckNanos = safetyRecheckNanos;
         this.lossHandler = lossHandler;
+        this.uncertainWriteHandler = uncertainWriteHandler;
+        this.terms = terms;
+    }
+
+    /** Raft terms seen in answers, so the session can spot keep-alives from a deposed leader. */
+    RaftTerms terms() {
+        return this.terms;
     }
 
     KV kv() {
@@ -56,5 +67,13 @@ final class LockQueue {
 
     void holdLost(QueueEntry entry, String reason) {
         this.lossHandler.holdLost(entry, reason);
+    }
+
+    /**
+     * An entry write failed without an answer: etcd may still apply it later (a deposed leader's
+     * proposal committed by its successor), after every delete of ours.
+     */
+    void uncertainWrite() {
+        this.uncertainWriteHandler.run();
     }
 }

@@ -64,7 +64,8 @@ final class QueueEntry implements WatchDispatcher.Listener {
 
     private boolean resyncRequested;
 
-    private CompletableFuture<TxnResponse> write;
+    /** The entry write while its outcome is unknown; {@code null} before it is sent and once it succeeded. */
+    private volatile CompletableFuture<TxnResponse> write;
 
     private volatile long createRevision = NOT_WRITTEN;
 
@@ -89,6 +90,10 @@ final class QueueEntry implements WatchDispatcher.Listener {
 
     String lockKey() {
         return this.lockKey;
+    }
+
+    ByteSequence key() {
+        return this.key;
     }
 
     ByteSequence root() {
@@ -178,8 +183,11 @@ final class QueueEntry implements WatchDispatcher.Listener {
             .commit();
         this.write = call;
         TxnResponse response = EtcdCalls.await(call, callNanos, interruptible, "lock entry write");
+        this.queue.terms().observe(response);
         long revision = response.getPutResponses().get(0).getHeader().getRevision();
         this.createRevision = revision;
+        // Settled: holding on to the response would cost a kilobyte per held lock.
+        this.write = null;
         List<KeyValue> newest = response.getGetResponses().get(0).getKvs();
         KeyValue before = null;
         for (KeyValue kv : newest) {
@@ -210,6 +218,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
                 .withLimit(1)
                 .build()))
             .commit(), Math.max(callNanos, 0), interruptible, "lock queue read");
+        this.queue.terms().observe(response);
         if (!response.isSucceeded()) {
             this.lostReason = "the lock entry was deleted from etcd while waiting";
             throw new EntryLostException(this.lostReason);
@@ -373,6 +382,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
         try {
             TxnResponse response = EtcdCalls.await(compareAndDelete(), this.queue.requestTimeoutNanos(), false,
                     "lock release");
+            this.queue.terms().observe(response);
             return response.isSucceeded();
         }
         catch (EtcdCallFailedException ex) {
@@ -395,12 +405,14 @@ final class QueueEntry implements WatchDispatcher.Listener {
     private void giveUp() {
         this.queue.dispatcher().unsubscribe(this.root, this);
         CompletableFuture<TxnResponse> pendingWrite = this.write;
-        if (pendingWrite == null) {
+        if (this.createRevision == NOT_WRITTEN && pendingWrite == null) {
             return;
         }
         if (this.createRevision == NOT_WRITTEN) {
-            // The write's fate is unknown (it may still be retried by the client): delete now,
-            // and again once the write settles, so a late put cannot leave a ghost entry.
+            // The write's fate is unknown: it may still be retried by the client, or applied by
+            // etcd after our delete. Delete now, again once the write settles, and have the
+            // registry sweep its lease for entries nobody owns.
+            this.queue.uncertainWrite();
             this.queue.deleter().deleteUntilGone(this);
             pendingWrite.whenComplete((response, failure) -> {
                 if (failure == null) {

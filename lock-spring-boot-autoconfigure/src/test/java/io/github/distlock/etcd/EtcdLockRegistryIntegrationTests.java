@@ -14,6 +14,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
@@ -283,6 +284,29 @@ class EtcdLockRegistryIntegrationTests {
         assertThat(done.await(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
         assertThat(fence.get()).isNotNull();
         waiter.join(LONG.toMillis());
+    }
+
+    @Test
+    void entryWrittenAfterItsAcquisitionGaveUpIsSweptFromTheSessionLease() throws Exception {
+        FencedLock held = this.registry.obtain("held-" + this.key);
+        held.lock();
+        KeyValue heldEntry = entries("held-" + this.key).get(0);
+        // What a write that etcd applied after the acquisition had timed out and deleted its entry
+        // leaves behind: an entry under the live session lease that no acquisition owns.
+        ByteSequence ghost = EtcdKeyspace.entry(root(this.key), heldEntry.getLease(), Long.MAX_VALUE);
+        this.rawClient.getKVClient()
+            .put(ghost, ByteSequence.from("me/gone", StandardCharsets.UTF_8),
+                    PutOption.builder().withLeaseId(heldEntry.getLease()).build())
+            .get(10, TimeUnit.SECONDS);
+        assertThat(this.peer.obtain(this.key).tryLock()).isFalse();
+        this.registry.sweepForGhosts();
+        await().atMost(LONG).until(() -> entries(this.key).isEmpty());
+        FencedLock freed = this.peer.obtain(this.key);
+        assertThat(freed.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        freed.unlock();
+        assertThat(held.isLockedByCurrentThread()).isTrue();
+        assertThat(entries("held-" + this.key)).hasSize(1);
+        held.unlock();
     }
 
     private long currentRevision() throws Exception {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
@@ -130,43 +131,34 @@ class MultiProcessLockIntegrationTests {
     @Test
     void killedHolderFreesTheLockWithinTheLeaseTtlPlusOneSecond() throws Exception {
         long ttlSeconds = 3;
-        String key = "crash";
+        Duration recovery = handoffAfterStoppingTheHolder("crash", ttlSeconds, JvmProcess::kill);
+        assertThat(recovery).isLessThan(Duration.ofSeconds(ttlSeconds + 1));
+    }
+
+    @Test
+    void holderShutDownCleanlyFreesTheLockAtOnce() throws Exception {
+        Duration handoff = handoffAfterStoppingTheHolder("graceful", 30, JvmProcess::terminate);
+        // Far below the 30 s TTL: the shutdown hook revoked the lease.
+        assertThat(handoff).isLessThan(Duration.ofSeconds(3));
+    }
+
+    /**
+     * Lets a worker JVM hold {@code key}, queues a fair waiter in this JVM, stops the worker and
+     * measures how long the waiter took to get the lock from then.
+     */
+    private Duration handoffAfterStoppingTheHolder(String key, long ttlSeconds, Consumer<JvmProcess> stop)
+            throws Exception {
         JvmProcess holder = startWorkers(1, key, ttlSeconds).get(0);
         holder.sendLine("HOLD");
         holder.awaitLine(line -> line.startsWith("HOLDING"), LONG);
         EtcdLockRegistry registry = EtcdLockRegistry.builder(this.client).namespace(this.namespace)
             .ownerIdentity("test").build();
         try {
-            FencedLock waiter = registry.obtain(key, true);
-            CompletableFuture<Long> acquiredAt = waitInBackground(waiter);
+            CompletableFuture<Long> acquiredAt = waitInBackground(registry.obtain(key, true));
             await().atMost(LONG).until(() -> entries(key) == 2);
-            long killedAt = System.nanoTime();
-            holder.kill();
-            Duration recovery = Duration.ofNanos(acquiredAt.get(LONG.toSeconds(), TimeUnit.SECONDS) - killedAt);
-            assertThat(recovery).isLessThan(Duration.ofSeconds(ttlSeconds + 1));
-        }
-        finally {
-            registry.close();
-        }
-    }
-
-    @Test
-    void holderShutDownCleanlyFreesTheLockAtOnce() throws Exception {
-        String key = "graceful";
-        JvmProcess holder = startWorkers(1, key, 30).get(0);
-        holder.sendLine("HOLD");
-        holder.awaitLine(line -> line.startsWith("HOLDING"), LONG);
-        EtcdLockRegistry registry = EtcdLockRegistry.builder(this.client).namespace(this.namespace)
-            .ownerIdentity("test").build();
-        try {
-            FencedLock waiter = registry.obtain(key, true);
-            CompletableFuture<Long> acquiredAt = waitInBackground(waiter);
-            await().atMost(LONG).until(() -> entries(key) == 2);
-            long terminatedAt = System.nanoTime();
-            holder.terminate();
-            Duration handoff = Duration.ofNanos(acquiredAt.get(LONG.toSeconds(), TimeUnit.SECONDS) - terminatedAt);
-            // Far below the 30 s TTL: the shutdown hook revoked the lease.
-            assertThat(handoff).isLessThan(Duration.ofSeconds(3));
+            long stoppedAt = System.nanoTime();
+            stop.accept(holder);
+            return Duration.ofNanos(acquiredAt.get(LONG.toSeconds(), TimeUnit.SECONDS) - stoppedAt);
         }
         finally {
             registry.close();

@@ -1,0 +1,215 @@
+package io.github.distlock.etcd;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.LeaseOption;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A registry's current {@link EtcdSession} and the queue entries written under its sessions:
+ * starts a new session when the last one was lost, tells the entries of a session that ended, and
+ * sweeps the lease for entries nobody owns.
+ *
+ * <p>Invariant: an entry is registered before its key is written and unregistered only after it
+ * gave up or was released, so every key under a live session lease that no registered entry owns
+ * is a ghost that may be deleted.
+ */
+final class SessionKeeper {
+
+    private static final Logger logger = LoggerFactory.getLogger(SessionKeeper.class);
+
+    private static final long GHOST_SWEEP_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    private static final long GHOST_SWEEP_PERIOD_MILLIS = 1_000;
+
+    private final Client client;
+
+    private final EtcdKeyspace keyspace;
+
+    private final long leaseTtlSeconds;
+
+    private final long requestTimeoutNanos;
+
+    private final ScheduledExecutorService scheduler;
+
+    private final RaftTerms terms;
+
+    private final Set<QueueEntry> entries = ConcurrentHashMap.newKeySet();
+
+    private final ReentrantLock sessionLock = new ReentrantLock();
+
+    private final AtomicBoolean ghostSweepScheduled = new AtomicBoolean();
+
+    private volatile EtcdSession session;
+
+    private volatile long sweepGhostsUntilNanos;
+
+    private volatile boolean closed;
+
+    SessionKeeper(Client client, EtcdKeyspace keyspace, long leaseTtlSeconds, long requestTimeoutNanos,
+            ScheduledExecutorService scheduler, RaftTerms terms) {
+        this.client = client;
+        this.keyspace = keyspace;
+        this.leaseTtlSeconds = leaseTtlSeconds;
+        this.requestTimeoutNanos = requestTimeoutNanos;
+        this.scheduler = scheduler;
+        this.terms = terms;
+    }
+
+    /** Returns a live session, granting a new lease if there is none or the last one was lost. */
+    EtcdSession current(long callNanos, boolean interruptible) throws EtcdCallFailedException, InterruptedException {
+        EtcdSession current = this.session;
+        if (current != null && current.isAlive()) {
+            return current;
+        }
+        if (interruptible) {
+            this.sessionLock.lockInterruptibly();
+        }
+        else {
+            this.sessionLock.lock();
+        }
+        try {
+            current = this.session;
+            if (current != null && current.isAlive()) {
+                return current;
+            }
+            if (current != null) {
+                current.abandon("no keep-alive acknowledged by etcd within the lease TTL");
+            }
+            if (this.closed) {
+                throw new IllegalStateException("the lock registry is closed");
+            }
+            EtcdSession started = EtcdSession.start(this.client.getLeaseClient(), this.leaseTtlSeconds,
+                    Math.min(callNanos, this.requestTimeoutNanos), this.scheduler, this.terms, interruptible);
+            started.ended().thenAccept(reason -> onSessionEnded(started, reason));
+            this.session = started;
+            return started;
+        }
+        finally {
+            this.sessionLock.unlock();
+        }
+    }
+
+    void register(QueueEntry entry) {
+        this.entries.add(entry);
+    }
+
+    void unregister(QueueEntry entry) {
+        if (entry != null) {
+            this.entries.remove(entry);
+        }
+    }
+
+    Iterable<QueueEntry> entries() {
+        return this.entries;
+    }
+
+    /**
+     * Ends every entry and revokes the current lease, which deletes every entry in etcd. Waits for
+     * a session grant in progress, so no lease outlives the registry.
+     */
+    void close(String reason) {
+        this.closed = true;
+        for (QueueEntry entry : this.entries) {
+            entry.sessionEnded(reason);
+        }
+        EtcdSession current;
+        this.sessionLock.lock();
+        try {
+            current = this.session;
+        }
+        finally {
+            this.sessionLock.unlock();
+        }
+        if (current != null) {
+            current.close(reason);
+        }
+    }
+
+    private void onSessionEnded(EtcdSession ended, String reason) {
+        if (!this.closed) {
+            logger.warn("etcd session lease {} ended: {}; its locks are lost", Long.toHexString(ended.leaseId()),
+                    reason);
+        }
+        for (QueueEntry entry : this.entries) {
+            if (entry.session() == ended) {
+                entry.sessionEnded(reason);
+            }
+        }
+    }
+
+    /**
+     * Deletes entries under the session lease that no acquisition owns: writes whose answer was
+     * lost and that etcd applied after the acquisition had given up and deleted its key (for
+     * example a deposed leader's proposal committed by its successor). Such a ghost would block
+     * the queue for as long as the session lives. Runs every second for a minute after each
+     * uncertain write; one lease read per run.
+     */
+    void sweepForGhosts() {
+        this.sweepGhostsUntilNanos = System.nanoTime() + GHOST_SWEEP_WINDOW_NANOS;
+        if (this.ghostSweepScheduled.compareAndSet(false, true)) {
+            scheduleGhostSweep();
+        }
+    }
+
+    private void scheduleGhostSweep() {
+        try {
+            this.scheduler.schedule(this::sweepGhostsOnce, GHOST_SWEEP_PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // Closed: revoking the lease removed every entry.
+        }
+    }
+
+    private void sweepGhostsOnce() {
+        EtcdSession current = this.session;
+        CompletableFuture<?> sweep = (current != null && current.isAlive() && !this.closed)
+                ? this.client.getLeaseClient()
+                    .timeToLive(current.leaseId(), LeaseOption.builder().withAttachedKeys().build())
+                    .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
+                    .thenAccept(lease -> deleteUnowned(lease.getKeys()))
+                : CompletableFuture.completedFuture(null);
+        sweep.whenComplete((done, failure) -> {
+            if (sweepWanted()) {
+                scheduleGhostSweep();
+                return;
+            }
+            this.ghostSweepScheduled.set(false);
+            // An uncertain write may have come between the check and the reset.
+            if (sweepWanted() && this.ghostSweepScheduled.compareAndSet(false, true)) {
+                scheduleGhostSweep();
+            }
+        });
+    }
+
+    private boolean sweepWanted() {
+        return !this.closed && System.nanoTime() - this.sweepGhostsUntilNanos < 0;
+    }
+
+    private void deleteUnowned(List<ByteSequence> leaseKeys) {
+        Set<ByteSequence> owned = new HashSet<>();
+        for (QueueEntry entry : this.entries) {
+            owned.add(entry.key());
+        }
+        for (ByteSequence key : leaseKeys) {
+            // Entry keys are unique per acquisition: one that no registered entry owns is a ghost.
+            if (!owned.contains(key) && this.keyspace.rootOf(key) != null) {
+                logger.warn("Deleting orphaned lock entry {}: its write was applied after its acquisition gave up",
+                        EtcdKeyspace.text(key));
+                this.client.getKVClient().delete(key);
+            }
+        }
+    }
+}
