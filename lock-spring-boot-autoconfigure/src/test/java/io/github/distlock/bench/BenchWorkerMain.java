@@ -1,0 +1,147 @@
+package io.github.distlock.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Lock;
+import io.etcd.jetcd.lock.LockResponse;
+import io.github.distlock.FencedLock;
+import io.github.distlock.etcd.EtcdLockRegistry;
+
+/**
+ * A contender in its own JVM, for the benchmarks that need several processes: one jetcd client and
+ * one registry, driven over stdin.
+ *
+ * <p>Arguments: {@code <endpoints,comma-separated> <namespace> <lease ttl seconds> <name>}.
+ * Commands, one per line:
+ * <ul>
+ * <li>{@code LOOP <run> <fair|unfair|jetcd> <key> <window start> <window end> <stop at> <file>}:
+ * acquire and release {@code key} back to back with an empty critical section until {@code stop at}
+ * ({@code jetcd} uses etcd's own lock service instead of the registry), write
+ * {@code <acquired> <released>} for every acquisition that returned inside the window to
+ * {@code file}, then print {@code DONE <run> <count>};</li>
+ * <li>{@code HOLD <key>}: take the fair lock, keep it, and print {@code HOLDING <fence>}.</li>
+ * </ul>
+ * All times are {@link System#nanoTime()} values: on Linux that clock is the machine's monotonic
+ * clock, the same in every JVM, so the parent can line up the records of all contenders. The JVM
+ * exits when its stdin ends.
+ */
+public final class BenchWorkerMain {
+
+    /** Outlives any loop, so that the jetcd lock service runs without keep-alives in the way. */
+    private static final long JETCD_LOCK_LEASE_SECONDS = 120;
+
+    private BenchWorkerMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<String> endpoints = Arrays.asList(args[0].split(","));
+        Client client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+        EtcdLockRegistry registry = EtcdLockRegistry.builder(client)
+            .namespace(args[1])
+            .leaseTtl(Duration.ofSeconds(Long.parseLong(args[2])))
+            .ownerIdentity(args[3])
+            .endpoints(endpoints)
+            .build();
+        System.out.println("READY " + args[3]);
+        BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String command;
+        while ((command = commands.readLine()) != null) {
+            String[] words = command.trim().split(" ");
+            switch (words[0]) {
+                case "LOOP" -> {
+                    Records records = new Records(Long.parseLong(words[4]), Long.parseLong(words[5]));
+                    long stopAt = Long.parseLong(words[6]);
+                    if (words[2].equals("jetcd")) {
+                        loopOnLockService(client, words[3], stopAt, records);
+                    }
+                    else {
+                        loopOnRegistry(registry.obtain(words[3], words[2].equals("fair")), stopAt, records);
+                    }
+                    records.writeTo(Path.of(words[7]));
+                    System.out.println("DONE " + words[1] + " " + records.count);
+                }
+                case "HOLD" -> {
+                    FencedLock lock = registry.obtain(words[1], true);
+                    lock.lock();
+                    System.out.println("HOLDING " + lock.getFence());
+                }
+                default -> throw new IllegalArgumentException("unknown command: " + command);
+            }
+        }
+        registry.close();
+        client.close();
+    }
+
+    private static void loopOnRegistry(FencedLock lock, long stopAt, Records records) {
+        while (System.nanoTime() < stopAt) {
+            lock.lock();
+            long acquired = System.nanoTime();
+            long released = System.nanoTime();
+            lock.unlock();
+            records.add(acquired, released);
+        }
+    }
+
+    private static void loopOnLockService(Client client, String key, long stopAt, Records records)
+            throws Exception {
+        Lock lockService = client.getLockClient();
+        long lease = client.getLeaseClient().grant(JETCD_LOCK_LEASE_SECONDS).get().getID();
+        ByteSequence name = ByteSequence.from("/bench/jetcd-lock/" + key, StandardCharsets.UTF_8);
+        while (System.nanoTime() < stopAt) {
+            LockResponse held = lockService.lock(name, lease).get();
+            long acquired = System.nanoTime();
+            long released = System.nanoTime();
+            lockService.unlock(held.getKey()).get();
+            records.add(acquired, released);
+        }
+        client.getLeaseClient().revoke(lease).get();
+    }
+
+    /** Acquisitions that returned inside the measurement window; the rest is warm-up or wind-down. */
+    private static final class Records {
+
+        private final long windowStart;
+
+        private final long windowEnd;
+
+        private long[] times = new long[4096];
+
+        private int count;
+
+        Records(long windowStart, long windowEnd) {
+            this.windowStart = windowStart;
+            this.windowEnd = windowEnd;
+        }
+
+        void add(long acquired, long released) {
+            if (acquired < this.windowStart || acquired >= this.windowEnd) {
+                return;
+            }
+            if (2 * this.count + 2 > this.times.length) {
+                this.times = Arrays.copyOf(this.times, this.times.length * 2);
+            }
+            this.times[2 * this.count] = acquired;
+            this.times[2 * this.count + 1] = released;
+            this.count++;
+        }
+
+        void writeTo(Path file) throws IOException {
+            try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file))) {
+                for (int i = 0; i < this.count; i++) {
+                    out.println(this.times[2 * i] + " " + this.times[2 * i + 1]);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.github.distlock.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Optional;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.github.distlock.testsupport.EtcdCluster;
+
+/**
+ * Runs every benchmark scenario against one etcd member that it starts itself, and prints one
+ * table: each measurement next to the raw etcd floor (or reference) measured in the same run, and
+ * PASS or MISS against its target. A MISS is a finding, not a failure: the exit code is non-zero
+ * only when the harness itself fails.
+ *
+ * <p>Run with {@code mvn -B -q -Pbenchmarks -pl lock-spring-boot-autoconfigure -am verify}.
+ */
+public final class BenchmarkMain {
+
+    private static final ByteSequence COMPACTION_MARK = ByteSequence.from("/bench/compacted",
+            StandardCharsets.UTF_8);
+
+    private BenchmarkMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        long started = System.nanoTime();
+        // Other work on the machine skews every number; the load average tells the reader whether there was any.
+        String loadAtStart = loadAverage();
+        ResultTable table = new ResultTable();
+        String etcdVersion;
+        System.out.println("[bench] starting etcd");
+        try (EtcdCluster etcd = EtcdCluster.single(); Client client = etcd.newClient()) {
+            etcdVersion = client.getMaintenanceClient().statusMember(etcd.clientEndpoint()).get().getVersion();
+            System.out.println("[bench] scenario 1: uncontended acquire+release");
+            UncontendedScenario.Floor floor = UncontendedScenario.run(client, table);
+            HandoffScenario.run(etcd, client, floor, table);
+            ManyKeysScenario.run(client, table);
+            AnnotationOverheadScenario.run(table);
+            compact(client);
+            ResourcesScenario.run(client, table);
+            compact(client);
+            CrashRecoveryScenario.run(etcd, client, table);
+        }
+        System.out.println();
+        System.out.println(String.format(Locale.ROOT, "distlock benchmarks: %d cores%s, %s %s, etcd %s (one member, "
+                + "loopback); run took %.0f s; load average %s at start, %s at end",
+                Runtime.getRuntime().availableProcessors(), cpuModel(), System.getProperty("java.vm.name"),
+                System.getProperty("java.runtime.version"), etcdVersion, (System.nanoTime() - started) / 1e9,
+                loadAtStart, loadAverage()));
+        table.print(System.out);
+    }
+
+    /**
+     * Compacts etcd's history up to now, as etcd's periodic auto-compaction would. Every scenario
+     * (and every contention window) starts from a compacted keyspace: until then, each deleted
+     * lock entry stays in etcd's index and range reads over its lock's queue step over it, so
+     * without this a scenario would pay for the acquisitions of the ones before it.
+     */
+    static void compact(Client client) throws Exception {
+        // A write first: compacting at a revision that is already compacted fails.
+        long revision = client.getKVClient().put(COMPACTION_MARK, COMPACTION_MARK).get().getHeader().getRevision();
+        client.getKVClient().compact(revision).get();
+    }
+
+    private static String loadAverage() throws IOException {
+        Path loadAvg = Path.of("/proc/loadavg");
+        return Files.isReadable(loadAvg) ? Files.readString(loadAvg).split(" ")[0] : "unknown";
+    }
+
+    private static String cpuModel() throws IOException {
+        Path cpuInfo = Path.of("/proc/cpuinfo");
+        if (!Files.isReadable(cpuInfo)) {
+            return "";
+        }
+        Optional<String> model = Files.readAllLines(cpuInfo).stream()
+            .filter(line -> line.startsWith("model name"))
+            .map(line -> line.substring(line.indexOf(':') + 1).trim())
+            .findFirst();
+        return model.map(name -> " (" + name + ")").orElse("");
+    }
+}
