@@ -50,6 +50,7 @@ final class EntryDeleter {
             .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
             .whenComplete((response, failure) -> {
                 if (failure == null) {
+                    entry.confirmedGone();
                     this.pending.decrementAndGet();
                     if (attempt > 1) {
                         logger.info("Deleted lock entry {} after {} attempts", entry.describeKey(), attempt);

@@ -12,7 +12,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -100,8 +99,6 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
     private final Map<String, LocalKeyState> keyStates = new ConcurrentHashMap<>();
 
     private final SessionKeeper sessions;
-
-    private final AtomicLong entrySequence = new AtomicLong();
 
     private volatile boolean closed;
 
@@ -280,8 +277,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             try {
                 assertOpen();
                 EtcdSession current = this.sessions.current(attemptNanos, interruptible);
-                entry = new QueueEntry(this.queue, state.key, state.root, EtcdKeyspace.entry(state.root,
-                        current.leaseId(), this.entrySequence.incrementAndGet()), entryValue(), current);
+                entry = new QueueEntry(this.queue, state.key, state.root, entryValue(), current);
                 this.sessions.register(entry);
                 if (entry.acquire(deadline, timed, attemptDeadline, interruptible)) {
                     return entry;
@@ -302,13 +298,14 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
                 }
                 long failedAt = System.nanoTime();
                 failingSince = (failingSince == 0) ? failedAt : failingSince;
-                boolean outOfTime = timed ? deadline - failedAt <= 0
-                        : failedAt - failingSince >= this.requestTimeoutNanos;
-                if (outOfTime) {
+                if (!givenUpOnEtcd(timed, deadline, failingSince)) {
+                    pauseBeforeRetry(timed ? deadline - failedAt : RETRY_PAUSE_NANOS, interruptible);
+                }
+                // A wait that ends while etcd fails ends because of that failure, not a busy lock.
+                if (givenUpOnEtcd(timed, deadline, failingSince)) {
                     throw failure(state.key, start, entry, "etcd at " + this.endpoints + " is unavailable: "
                             + ex.getMessage(), ex);
                 }
-                pauseBeforeRetry(timed ? deadline - failedAt : RETRY_PAUSE_NANOS, interruptible);
             }
             catch (InterruptedException | RuntimeException ex) {
                 if (entry != null) {
@@ -320,6 +317,12 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
                 return null;
             }
         }
+    }
+
+    /** Timed waits give up at their deadline, untimed ones after failing for one request timeout. */
+    private boolean givenUpOnEtcd(boolean timed, long deadline, long failingSince) {
+        long now = System.nanoTime();
+        return timed ? deadline - now <= 0 : now - failingSince >= this.requestTimeoutNanos;
     }
 
     private static void pauseBeforeRetry(long remainingNanos, boolean interruptible) throws InterruptedException {

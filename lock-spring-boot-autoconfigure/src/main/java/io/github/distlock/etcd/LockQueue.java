@@ -27,6 +27,8 @@ final class LockQueue {
 
     private final RaftTerms terms;
 
+    private final EntrySlots slots = new EntrySlots();
+
     LockQueue(KV kv, WatchDispatcher dispatcher, EntryDeleter deleter, long requestTimeoutNanos,
             long safetyRecheckNanos, RaftTerms terms, HoldLossHandler lossHandler, Runnable uncertainWriteHandler) {
         this.kv = kv;
@@ -37,6 +39,10 @@ final class LockQueue {
         this.lossHandler = lossHandler;
         this.uncertainWriteHandler = uncertainWriteHandler;
         this.terms = terms;
+    }
+
+    EntrySlots slots() {
+        return this.slots;
     }
 
     /** Raft terms seen in answers, so the session can spot keep-alives from a deposed leader. */

@@ -1,9 +1,10 @@
 package io.github.distlock.etcd;
 
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -45,6 +46,8 @@ final class QueueEntry implements WatchDispatcher.Listener {
 
     private final ByteSequence key;
 
+    private final long slot;
+
     private final ByteSequence value;
 
     private final EtcdSession session;
@@ -56,9 +59,15 @@ final class QueueEntry implements WatchDispatcher.Listener {
     // Guarded by stateLock: what the waiting thread reacts to.
     private ByteSequence predecessor;
 
+    private long predecessorRevision;
+
     private boolean readInFlight;
 
-    private final Set<ByteSequence> deletedDuringRead = new HashSet<>();
+    /** Deletions seen while a read was on the wire: key to highest delete revision. */
+    private final Map<ByteSequence, Long> deletedDuringRead = new HashMap<>();
+
+    /** Highest revision at which a key named like ours was deleted (entry keys are reused). */
+    private long ownKeyDeletedAt;
 
     private boolean predecessorGone;
 
@@ -78,12 +87,14 @@ final class QueueEntry implements WatchDispatcher.Listener {
 
     private volatile String lostReason;
 
-    QueueEntry(LockQueue queue, String lockKey, ByteSequence root, ByteSequence key, ByteSequence value,
-            EtcdSession session) {
+    private final AtomicBoolean slotReturned = new AtomicBoolean();
+
+    QueueEntry(LockQueue queue, String lockKey, ByteSequence root, ByteSequence value, EtcdSession session) {
         this.queue = queue;
         this.lockKey = lockKey;
         this.root = root;
-        this.key = key;
+        this.slot = queue.slots().take();
+        this.key = EtcdKeyspace.entry(root, session.leaseId(), this.slot);
         this.value = value;
         this.session = session;
     }
@@ -188,6 +199,15 @@ final class QueueEntry implements WatchDispatcher.Listener {
         this.createRevision = revision;
         // Settled: holding on to the response would cost a kilobyte per held lock.
         this.write = null;
+        this.stateLock.lock();
+        try {
+            if (this.ownKeyDeletedAt > revision) {
+                this.lostReason = "the lock entry was deleted from etcd";
+            }
+        }
+        finally {
+            this.stateLock.unlock();
+        }
         List<KeyValue> newest = response.getGetResponses().get(0).getKvs();
         KeyValue before = null;
         for (KeyValue kv : newest) {
@@ -253,9 +273,12 @@ final class QueueEntry implements WatchDispatcher.Listener {
             }
             else {
                 this.predecessor = before.getKey();
+                this.predecessorRevision = before.getCreateRevision();
                 this.predecessorOwner = EtcdKeyspace.text(before.getValue());
-                // Its deletion may have been dispatched while our read was on the wire.
-                this.predecessorGone = this.deletedDuringRead.contains(this.predecessor);
+                // Its deletion may have been dispatched while our read was on the wire; a delete
+                // older than its creation belongs to an earlier entry with the same key.
+                Long deletedAt = this.deletedDuringRead.get(this.predecessor);
+                this.predecessorGone = deletedAt != null && deletedAt > this.predecessorRevision;
             }
             this.deletedDuringRead.clear();
         }
@@ -303,21 +326,46 @@ final class QueueEntry implements WatchDispatcher.Listener {
     @Override
     public void deleted(ByteSequence etcdKey, long revision) {
         if (etcdKey.equals(this.key)) {
-            markLost("the lock entry was deleted from etcd");
+            ownKeyDeleted(revision);
             return;
         }
         this.stateLock.lock();
         try {
             if (this.readInFlight) {
-                this.deletedDuringRead.add(etcdKey);
+                this.deletedDuringRead.merge(etcdKey, revision, Math::max);
             }
-            else if (etcdKey.equals(this.predecessor)) {
+            else if (etcdKey.equals(this.predecessor) && revision > this.predecessorRevision) {
                 this.predecessorGone = true;
                 this.stateChanged.signalAll();
             }
         }
         finally {
             this.stateLock.unlock();
+        }
+    }
+
+    /**
+     * A key named like ours was deleted at {@code revision}. Keys are reused once their previous
+     * entry is confirmed deleted, and that delete's event may arrive after we subscribed: only a
+     * delete after our own write means our entry is gone.
+     */
+    private void ownKeyDeleted(long revision) {
+        long written = this.createRevision;
+        if (written == NOT_WRITTEN) {
+            this.stateLock.lock();
+            try {
+                this.ownKeyDeletedAt = Math.max(this.ownKeyDeletedAt, revision);
+            }
+            finally {
+                this.stateLock.unlock();
+            }
+            // The write may have landed meanwhile: decide with its revision.
+            if (this.createRevision != NOT_WRITTEN && revision > this.createRevision) {
+                markLost("the lock entry was deleted from etcd");
+            }
+        }
+        else if (revision > written) {
+            markLost("the lock entry was deleted from etcd");
         }
     }
 
@@ -383,6 +431,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
             TxnResponse response = EtcdCalls.await(compareAndDelete(), this.queue.requestTimeoutNanos(), false,
                     "lock release");
             this.queue.terms().observe(response);
+            confirmedGone();
             return response.isSucceeded();
         }
         catch (EtcdCallFailedException ex) {
@@ -406,6 +455,10 @@ final class QueueEntry implements WatchDispatcher.Listener {
         this.queue.dispatcher().unsubscribe(this.root, this);
         CompletableFuture<TxnResponse> pendingWrite = this.write;
         if (this.createRevision == NOT_WRITTEN && pendingWrite == null) {
+            // Never sent: the number was not used.
+            if (this.slotReturned.compareAndSet(false, true)) {
+                this.queue.slots().giveBack(this.slot);
+            }
             return;
         }
         if (this.createRevision == NOT_WRITTEN) {
@@ -438,6 +491,16 @@ final class QueueEntry implements WatchDispatcher.Listener {
             .If(new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
             .Then(Op.delete(this.key, DeleteOption.DEFAULT))
             .commit();
+    }
+
+    /**
+     * etcd answered a compare-and-delete of this entry: the key is gone. Its number may be reused,
+     * unless the entry's write never got an answer (it could still appear).
+     */
+    void confirmedGone() {
+        if (this.createRevision != NOT_WRITTEN && this.write == null && this.slotReturned.compareAndSet(false, true)) {
+            this.queue.slots().giveBack(this.slot);
+        }
     }
 
     String describeKey() {

@@ -13,6 +13,11 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.LeaseOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -199,17 +204,45 @@ final class SessionKeeper {
     }
 
     private void deleteUnowned(List<ByteSequence> leaseKeys) {
-        Set<ByteSequence> owned = new HashSet<>();
+        Set<ByteSequence> registered = new HashSet<>();
         for (QueueEntry entry : this.entries) {
-            owned.add(entry.key());
+            registered.add(entry.key());
         }
         for (ByteSequence key : leaseKeys) {
-            // Entry keys are unique per acquisition: one that no registered entry owns is a ghost.
-            if (!owned.contains(key) && this.keyspace.rootOf(key) != null) {
-                logger.warn("Deleting orphaned lock entry {}: its write was applied after its acquisition gave up",
-                        EtcdKeyspace.text(key));
-                this.client.getKVClient().delete(key);
+            if (this.keyspace.rootOf(key) != null && !registered.contains(key)) {
+                this.client.getKVClient().get(key).thenAccept(found -> {
+                    for (KeyValue kv : found.getKvs()) {
+                        deleteIfStillUnowned(kv);
+                    }
+                });
             }
         }
+    }
+
+    /**
+     * Entries register before they write, so an entry that owns this key and revision is
+     * registered by the time the read saw it; the delete compares the revision, so it can never
+     * remove a newer entry that reuses the key.
+     */
+    private void deleteIfStillUnowned(KeyValue kv) {
+        if (isOwned(kv.getKey(), kv.getCreateRevision())) {
+            return;
+        }
+        logger.warn("Deleting orphaned lock entry {}: its write was applied after its acquisition gave up",
+                EtcdKeyspace.text(kv.getKey()));
+        this.client.getKVClient().txn()
+            .If(new Cmp(kv.getKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(kv.getCreateRevision())))
+            .Then(Op.delete(kv.getKey(), DeleteOption.DEFAULT))
+            .commit();
+    }
+
+    /** Whether a registered entry wrote (or is writing) {@code key} at {@code createRevision}. */
+    private boolean isOwned(ByteSequence key, long createRevision) {
+        for (QueueEntry entry : this.entries) {
+            if (entry.key().equals(key) && (entry.fence() == createRevision || entry.fence() < 0)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -105,6 +105,31 @@ class EtcdLockRegistryIntegrationTests {
     }
 
     @Test
+    void entryKeysAreReusedOnceTheirDeleteIsConfirmedSoALockKeepsFewKeys() throws Exception {
+        FencedLock lock = this.registry.obtain(this.key, true);
+        lock.lock();
+        ByteSequence first = entries(this.key).get(0).getKey();
+        long firstFence = lock.getFence();
+        lock.unlock();
+        lock.lock();
+        assertThat(entries(this.key).get(0).getKey()).isEqualTo(first);
+        assertThat(lock.getFence()).isGreaterThan(firstFence);
+        // A second live entry of the same lease never shares a key with the first.
+        CompletableFuture<Boolean> other = CompletableFuture.supplyAsync(() -> {
+            try {
+                return this.registry.obtain(this.key, true).tryLock(LONG.toSeconds(), TimeUnit.SECONDS);
+            }
+            catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        await().atMost(LONG).until(() -> entries(this.key).size() == 2);
+        assertThat(entries(this.key).get(1).getKey()).isNotEqualTo(first);
+        lock.unlock();
+        assertThat(other.get(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
     void entryStoresTheHolderIdentityAndTheLeaseAndUsesTheEscapedRoot() throws Exception {
         String lockKey = "orders/42%";
         FencedLock lock = this.registry.obtain(lockKey, true);
