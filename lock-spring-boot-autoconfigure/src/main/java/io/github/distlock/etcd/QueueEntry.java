@@ -145,7 +145,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
         boolean owned = false;
         this.queue.dispatcher().subscribe(this.root, this, attemptDeadlineNanos - System.nanoTime(), interruptible);
         try {
-            owned = enqueue(attemptDeadlineNanos - System.nanoTime(), interruptible) && this.session.isAlive();
+            owned = enqueue(attemptDeadlineNanos - System.nanoTime(), interruptible) && lostReason() == null;
             this.waiting = !owned;
             while (!owned) {
                 String lost = lostReason();
@@ -246,7 +246,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
         GetResponse older = response.getGetResponses().get(0);
         KeyValue before = older.getKvs().isEmpty() ? null : older.getKvs().get(0);
         endRead(before);
-        return before == null && this.session.isAlive();
+        return before == null && lostReason() == null;
     }
 
     private void beginRead() {
