@@ -129,7 +129,8 @@ public class DistributedLockProperties {
         private List<String> endpoints = new ArrayList<>(List.of("http://127.0.0.1:2379"));
 
         /**
-         * Key prefix under which locks are kept, so that applications can share a cluster.
+         * Key prefix under which locks are kept, so that applications can share a cluster. Must end
+         * with a slash, so that no namespace is a prefix of another.
          */
         private String namespace = "/distributed-lock/";
 
@@ -194,8 +195,9 @@ public class DistributedLockProperties {
         }
 
         public void setNamespace(String namespace) {
-            if (namespace == null || namespace.isEmpty()) {
-                throw new IllegalArgumentException("distributed-lock.etcd.namespace must not be empty");
+            if (namespace == null || !namespace.endsWith("/")) {
+                throw new IllegalArgumentException("distributed-lock.etcd.namespace must end with '/' (so that "
+                        + "namespaces never overlap), but was '" + namespace + "'");
             }
             this.namespace = namespace;
         }

@@ -43,6 +43,8 @@ final class EntryDeleter {
 
     private void attempt(QueueEntry entry, int attempt, long nextDelayMillis) {
         if (entry.session().ended().isDone()) {
+            // The lease takes the key with it; later entries have another lease in their keys.
+            entry.sessionOver();
             this.pending.decrementAndGet();
             return;
         }

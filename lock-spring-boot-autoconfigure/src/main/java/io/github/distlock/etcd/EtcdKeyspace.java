@@ -19,8 +19,9 @@ final class EtcdKeyspace {
     private final ByteSequence namespaceBytes;
 
     EtcdKeyspace(String namespace) {
-        if (namespace == null || namespace.isEmpty()) {
-            throw new IllegalArgumentException("etcd namespace must not be null or empty");
+        if (namespace == null || !namespace.endsWith("/")) {
+            // Without the separator, lock '2x' in 'app' and lock 'x' in 'app2' would share a root.
+            throw new IllegalArgumentException("etcd namespace must end with '/', but was '" + namespace + "'");
         }
         this.namespace = namespace;
         this.namespaceBytes = bytes(namespace);

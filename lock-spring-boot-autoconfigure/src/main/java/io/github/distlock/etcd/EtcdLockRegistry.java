@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * retries transient etcd failures until its timeout and then throws
  * {@link LockAcquisitionException}; an untimed one ({@code lock()}) throws once etcd has failed
  * for longer than the request timeout. A zero or negative timeout makes one attempt, which may
- * take up to {@code min(request timeout, 500 ms)} when etcd is slow; so may a timed attempt whose
+ * take up to {@code min(request timeout, 1 s)} when etcd is slow; so may a timed attempt whose
  * timeout is shorter than that. Entries of waiters that give
  * up are deleted in the background, retried until etcd confirms.
  *
@@ -72,7 +72,8 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
 
     private static final Logger logger = LoggerFactory.getLogger(EtcdLockRegistry.class);
 
-    private static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** A try-once gets at least this long for its round trips (a cold client must connect first). */
+    private static final long MIN_ATTEMPT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
@@ -253,9 +254,13 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             }
             return true;
         }
-        // tryLock() barges into a free gate; the timed variant waits its turn.
-        return state.unfairGate.tryLock()
-                || state.unfairGate.tryLock(timeoutNanos - (System.nanoTime() - start), TimeUnit.NANOSECONDS);
+        // tryLock() barges into a free gate; the timed variant waits its turn. An uninterruptible
+        // try-once must not use the timed variant, which throws on a pending interrupt.
+        if (state.unfairGate.tryLock()) {
+            return true;
+        }
+        long remaining = timeoutNanos - (System.nanoTime() - start);
+        return interruptible && remaining > 0 && state.unfairGate.tryLock(remaining, TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -500,6 +505,11 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         return this.deleter.pending();
     }
 
+    /** For tests: whether some thread is granting a session lease right now. */
+    boolean sessionGrantInProgress() {
+        return this.sessions.grantInProgress();
+    }
+
     /** See {@link SessionKeeper#sweepForGhosts()}; for tests. */
     void sweepForGhosts() {
         this.sessions.sweepForGhosts();
@@ -530,12 +540,13 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
 
         /**
          * Sets the prefix of every key the registry writes (default {@value #DEFAULT_NAMESPACE}).
-         * @param namespace a non-empty prefix
+         * @param namespace a prefix ending with {@code /}
          * @return this builder
          */
         public Builder namespace(String namespace) {
-            if (namespace == null || namespace.isEmpty()) {
-                throw new IllegalArgumentException("etcd namespace must not be null or empty");
+            if (namespace == null || !namespace.endsWith("/")) {
+                throw new IllegalArgumentException("etcd namespace must end with '/' (so that namespaces never "
+                        + "overlap), but was '" + namespace + "'");
             }
             this.namespace = namespace;
             return this;

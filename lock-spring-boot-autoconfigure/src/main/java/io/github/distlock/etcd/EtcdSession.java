@@ -158,7 +158,9 @@ final class EtcdSession {
             onKeepAliveFailed(ex);
             return;
         }
-        call.orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((response, failure) -> {
+        // A hung attempt must not use up the TTL: give up on it after one interval and try again.
+        long attemptTimeout = Math.min(this.requestTimeoutNanos, keepAliveIntervalNanos());
+        call.orTimeout(attemptTimeout, TimeUnit.NANOSECONDS).whenComplete((response, failure) -> {
             if (failure == null && this.terms.isStale(response)) {
                 onKeepAliveFailed(new IllegalStateException("answered by a deposed leader (raft term "
                         + response.getHeader().getRaftTerm() + ")"));

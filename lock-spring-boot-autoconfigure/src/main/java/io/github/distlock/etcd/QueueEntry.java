@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -37,6 +38,8 @@ import io.etcd.jetcd.options.PutOption;
 final class QueueEntry implements WatchDispatcher.Listener {
 
     private static final long NOT_WRITTEN = -1;
+
+    private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final LockQueue queue;
 
@@ -143,8 +146,9 @@ final class QueueEntry implements WatchDispatcher.Listener {
     boolean acquire(long deadlineNanos, boolean timed, long attemptDeadlineNanos, boolean interruptible)
             throws EtcdCallFailedException, InterruptedException, EntryLostException {
         boolean owned = false;
-        this.queue.dispatcher().subscribe(this.root, this, attemptDeadlineNanos - System.nanoTime(), interruptible);
         try {
+            this.queue.dispatcher().subscribe(this.root, this, attemptDeadlineNanos - System.nanoTime(),
+                    interruptible);
             owned = enqueue(attemptDeadlineNanos - System.nanoTime(), interruptible) && lostReason() == null;
             this.waiting = !owned;
             while (!owned) {
@@ -157,8 +161,19 @@ final class QueueEntry implements WatchDispatcher.Listener {
                     return false;
                 }
                 if (awaitChange(remaining, interruptible)) {
-                    owned = recheck(timed ? deadlineNanos - System.nanoTime() : this.queue.requestTimeoutNanos(),
-                            interruptible);
+                    try {
+                        owned = recheck(timed ? deadlineNanos - System.nanoTime() : this.queue.requestTimeoutNanos(),
+                                interruptible);
+                    }
+                    catch (EtcdCallFailedException ex) {
+                        // The entry and its lease may well be alive (a leader election, a slow
+                        // member): keep our place and read again, until the wait or the session ends.
+                        if (timed && deadlineNanos - System.nanoTime() <= 0) {
+                            throw ex;
+                        }
+                        pauseBeforeReread(timed ? deadlineNanos - System.nanoTime() : RETRY_PAUSE_NANOS,
+                                interruptible);
+                    }
                 }
             }
             this.holding = true;
@@ -168,6 +183,33 @@ final class QueueEntry implements WatchDispatcher.Listener {
             this.waiting = false;
             if (!owned) {
                 giveUp();
+            }
+        }
+    }
+
+    private void pauseBeforeReread(long remainingNanos, boolean interruptible) throws InterruptedException {
+        long pause = Math.min(RETRY_PAUSE_NANOS, Math.max(0, remainingNanos));
+        boolean interrupted = false;
+        this.stateLock.lock();
+        try {
+            this.resyncRequested = true;
+            long left = pause;
+            while (left > 0 && this.lostReason == null) {
+                try {
+                    left = this.stateChanged.awaitNanos(left);
+                }
+                catch (InterruptedException ex) {
+                    if (interruptible) {
+                        throw ex;
+                    }
+                    interrupted = true;
+                }
+            }
+        }
+        finally {
+            this.stateLock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -499,6 +541,13 @@ final class QueueEntry implements WatchDispatcher.Listener {
      */
     void confirmedGone() {
         if (this.createRevision != NOT_WRITTEN && this.write == null && this.slotReturned.compareAndSet(false, true)) {
+            this.queue.slots().giveBack(this.slot);
+        }
+    }
+
+    /** The session ended: its lease id is in this entry's key, so the number is free for later sessions. */
+    void sessionOver() {
+        if (this.slotReturned.compareAndSet(false, true)) {
             this.queue.slots().giveBack(this.slot);
         }
     }

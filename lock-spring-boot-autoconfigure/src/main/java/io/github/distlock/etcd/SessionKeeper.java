@@ -79,11 +79,11 @@ final class SessionKeeper {
         if (current != null && current.isAlive()) {
             return current;
         }
-        if (interruptible) {
-            this.sessionLock.lockInterruptibly();
-        }
-        else {
-            this.sessionLock.lock();
+        long start = System.nanoTime();
+        // Another thread may be granting a lease right now: wait for it no longer than our budget.
+        if (!lockWithin(callNanos, interruptible)) {
+            throw new EtcdCallFailedException("lease grant by another thread did not finish within "
+                    + TimeUnit.NANOSECONDS.toMillis(callNanos) + " ms", null);
         }
         try {
             current = this.session;
@@ -96,8 +96,9 @@ final class SessionKeeper {
             if (this.closed) {
                 throw new IllegalStateException("the lock registry is closed");
             }
+            long remaining = Math.min(callNanos, this.requestTimeoutNanos) - (System.nanoTime() - start);
             EtcdSession started = EtcdSession.start(this.client.getLeaseClient(), this.leaseTtlSeconds,
-                    Math.min(callNanos, this.requestTimeoutNanos), this.scheduler, this.terms, interruptible);
+                    Math.max(remaining, 0), this.scheduler, this.terms, interruptible);
             started.ended().thenAccept(reason -> onSessionEnded(started, reason));
             this.session = started;
             return started;
@@ -105,6 +106,34 @@ final class SessionKeeper {
         finally {
             this.sessionLock.unlock();
         }
+    }
+
+    private boolean lockWithin(long nanos, boolean interruptible) throws InterruptedException {
+        if (interruptible) {
+            return this.sessionLock.tryLock(nanos, TimeUnit.NANOSECONDS);
+        }
+        long deadline = System.nanoTime() + nanos;
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return this.sessionLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                }
+                catch (InterruptedException ex) {
+                    interrupted = true;
+                }
+            }
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** For tests: whether some thread is granting a lease right now. */
+    boolean grantInProgress() {
+        return this.sessionLock.isLocked();
     }
 
     void register(QueueEntry entry) {

@@ -51,13 +51,21 @@ final class WatchDispatcher implements AutoCloseable {
 
     private final Map<ByteSequence, Set<Listener>> listenersByRoot = new ConcurrentHashMap<>();
 
+    /**
+     * Guards the fields below. Never held while calling into jetcd: jetcd calls our listener while
+     * holding its own lock (for example when a watcher is closed).
+     */
     private final Object lifecycle = new Object();
 
     private Watch.Watcher watcher;
 
+    /** Incremented by every open; a stream's callbacks count only while their generation is current. */
+    private long generation;
+
+    /** Completes when etcd acknowledged the current stream; earlier incomplete ones follow it. */
     private CompletableFuture<Void> created;
 
-    /** Revision up to which events were delivered; guarded by {@link #lifecycle}. */
+    /** Revision up to which events were delivered. */
     private long deliveredRevision;
 
     private boolean closed;
@@ -74,7 +82,12 @@ final class WatchDispatcher implements AutoCloseable {
      */
     void subscribe(ByteSequence root, Listener listener, long timeoutNanos, boolean interruptible)
             throws EtcdCallFailedException, InterruptedException {
-        this.listenersByRoot.computeIfAbsent(root, r -> ConcurrentHashMap.newKeySet()).add(listener);
+        // Added inside compute: an unsubscribe emptying the set cannot drop it from under us.
+        this.listenersByRoot.compute(root, (r, listeners) -> {
+            Set<Listener> joined = (listeners != null) ? listeners : ConcurrentHashMap.newKeySet();
+            joined.add(listener);
+            return joined;
+        });
         try {
             EtcdCalls.await(ensureOpen(), timeoutNanos, interruptible, "watch creation");
         }
@@ -92,21 +105,34 @@ final class WatchDispatcher implements AutoCloseable {
     }
 
     private CompletableFuture<Void> ensureOpen() {
+        CompletableFuture<Void> ready;
         synchronized (this.lifecycle) {
             if (this.closed) {
                 return CompletableFuture.failedFuture(new IllegalStateException("registry is closed"));
             }
-            if (this.watcher == null) {
-                open(0);
+            if (this.generation > 0) {
+                return this.created;
             }
-            return this.created;
+            ready = open(0);
         }
+        return ready;
     }
 
-    /** Opens the watch from {@code fromRevision} (0: from now). Caller holds {@link #lifecycle}. */
-    private void open(long fromRevision) {
-        this.created = new CompletableFuture<>();
-        StreamListener listener = new StreamListener();
+    /**
+     * Opens a new stream from {@code fromRevision} (0: from now) and returns the future that
+     * completes when etcd acknowledges it. Callers waiting on an older, incomplete future are
+     * released by the new one.
+     */
+    private CompletableFuture<Void> open(long fromRevision) {
+        StreamListener listener;
+        synchronized (this.lifecycle) {
+            CompletableFuture<Void> previous = this.created;
+            this.created = new CompletableFuture<>();
+            if (previous != null && !previous.isDone()) {
+                this.created.whenComplete((done, failure) -> previous.complete(null));
+            }
+            listener = new StreamListener(++this.generation);
+        }
         WatchOption.Builder option = WatchOption.builder()
             .isPrefix(true)
             .withNoPut(true)
@@ -115,8 +141,23 @@ final class WatchDispatcher implements AutoCloseable {
         if (fromRevision > 0) {
             option.withRevision(fromRevision);
         }
-        this.watcher = this.watchClient.watch(this.keyspace.namespacePrefix(), option.build(), listener);
-        listener.watcher = this.watcher;
+        Watch.Watcher opened = this.watchClient.watch(this.keyspace.namespacePrefix(), option.build(), listener);
+        Watch.Watcher stale = null;
+        CompletableFuture<Void> ready;
+        synchronized (this.lifecycle) {
+            if (this.closed || listener.generation != this.generation) {
+                stale = opened;
+            }
+            else {
+                stale = this.watcher;
+                this.watcher = opened;
+            }
+            ready = this.created;
+        }
+        if (stale != null) {
+            stale.close();
+        }
+        return ready;
     }
 
     private void onEvents(WatchResponse response) {
@@ -156,14 +197,16 @@ final class WatchDispatcher implements AutoCloseable {
     }
 
     private void reopen(StreamListener broken) {
+        long fromRevision;
         synchronized (this.lifecycle) {
-            if (this.closed || this.watcher != broken.watcher) {
+            if (this.closed || broken.generation != this.generation) {
                 return;
             }
             // Resume after the last delivered event; listeners re-read anyway in case the
             // revision was compacted meanwhile.
-            open(this.deliveredRevision > 0 ? this.deliveredRevision + 1 : 0);
+            fromRevision = (this.deliveredRevision > 0) ? this.deliveredRevision + 1 : 0;
         }
+        open(fromRevision);
         resyncAll();
     }
 
@@ -188,7 +231,11 @@ final class WatchDispatcher implements AutoCloseable {
      */
     private final class StreamListener implements Watch.Listener {
 
-        private volatile Watch.Watcher watcher;
+        private final long generation;
+
+        StreamListener(long generation) {
+            this.generation = generation;
+        }
 
         @Override
         public void onNext(WatchResponse response) {
@@ -209,6 +256,7 @@ final class WatchDispatcher implements AutoCloseable {
         public void onError(Throwable failure) {
             logger.debug("Lock watch stream interrupted: {}", EtcdCalls.describe(failure));
             synchronized (WatchDispatcher.this.lifecycle) {
+                // jetcd resumes this stream: new subscribers wait for its next acknowledgement.
                 if (isCurrent() && WatchDispatcher.this.created.isDone()) {
                     WatchDispatcher.this.created = new CompletableFuture<>();
                 }
@@ -229,7 +277,7 @@ final class WatchDispatcher implements AutoCloseable {
 
         /** Caller holds {@link #lifecycle}. */
         private boolean isCurrent() {
-            return this.watcher == null || this.watcher == WatchDispatcher.this.watcher;
+            return this.generation == WatchDispatcher.this.generation;
         }
     }
 }

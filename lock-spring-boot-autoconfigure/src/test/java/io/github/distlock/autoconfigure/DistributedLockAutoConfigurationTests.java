@@ -229,6 +229,12 @@ class DistributedLockAutoConfigurationTests {
     }
 
     @Test
+    void namespaceWithoutTrailingSlashFailsStartUp() {
+        assertStartUpFails("distributed-lock.etcd.namespace=/orders",
+                "distributed-lock.etcd.namespace must end with '/'", "'/orders'");
+    }
+
+    @Test
     void credentialsMustComeTogetherAndThePasswordIsNeverShown() {
         this.contextRunner.withPropertyValues("distributed-lock.etcd.password=hunter2")
             .run((context) -> assertThat(context).getFailure()

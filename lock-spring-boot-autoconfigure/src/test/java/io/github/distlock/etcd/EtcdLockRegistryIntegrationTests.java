@@ -228,6 +228,28 @@ class EtcdLockRegistryIntegrationTests {
     }
 
     @Test
+    void tryLockDoesNotWaitForAnotherThreadsLeaseGrantPastItsTimeout() throws Exception {
+        etcd.cluster().member(0).stop();
+        // This thread grants the session lease: with etcd down it waits the whole request timeout (2 s).
+        CompletableFuture<Throwable> granting = CompletableFuture.supplyAsync(() -> {
+            try {
+                this.registry.obtain("other-" + this.key).lock();
+                return null;
+            }
+            catch (RuntimeException ex) {
+                return ex;
+            }
+        });
+        await().atMost(LONG).pollInterval(Duration.ofMillis(5)).until(this.registry::sessionGrantInProgress);
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> this.registry.obtain(this.key).tryLock(200, TimeUnit.MILLISECONDS))
+            .isInstanceOf(LockAcquisitionException.class);
+        // One try-once budget (1 s), not the other thread's grant (2 s).
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1800));
+        assertThat(granting.get(LONG.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(LockAcquisitionException.class);
+    }
+
+    @Test
     void waiterGivesUpWithinItsTimeoutWhenEtcdDiesWhileItWaits() throws Exception {
         FencedLock held = this.peer.obtain(this.key);
         held.lock();
