@@ -1,0 +1,52 @@
+package io.github.distlock.sample;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings of the sample application, under {@code sample} in {@code application.yml}.
+ *
+ * @param instanceName name of this instance in responses and logs
+ * @param seed whether to create the orders and items below in etcd at start-up (where missing)
+ * @param store where the shared data lives in etcd
+ * @param orders the order service
+ * @param flashSale the flash sale
+ * @param report the scheduled sales report
+ */
+@ConfigurationProperties("sample")
+public record SampleProperties(String instanceName, boolean seed, Store store, Orders orders, FlashSale flashSale,
+        Report report) {
+
+    /**
+     * @param prefix etcd key prefix of all sample data
+     * @param timeout upper bound on each etcd request of the sample's stores
+     */
+    public record Store(String prefix, Duration timeout) {
+    }
+
+    /**
+     * @param paymentTime how long the (simulated) payment provider takes to charge an order
+     * @param initial orders created at start-up: id to amount
+     */
+    public record Orders(Duration paymentTime, Map<String, BigDecimal> initial) {
+    }
+
+    /**
+     * @param lockEnabled whether purchases run under the lock; {@code false} shows the oversell
+     * @param waitTimeout how long a purchase waits for the lock of its item
+     * @param thinkTime pause between reading and writing the stock, which widens the race window
+     * @param initial items created at start-up: SKU to stock
+     */
+    public record FlashSale(boolean lockEnabled, Duration waitTimeout, Duration thinkTime, Map<String, Integer> initial) {
+    }
+
+    /**
+     * @param enabled whether the scheduled report runs
+     * @param interval how often each instance tries to run it (one tick)
+     */
+    public record Report(boolean enabled, Duration interval) {
+    }
+}

@@ -1,0 +1,5 @@
+/**
+ * Orders whose payment runs under a fair lock per order, is idempotent and is written with the
+ * lock's fence.
+ */
+package io.github.distlock.sample.orders;

@@ -1,0 +1,4 @@
+/**
+ * The distlock sample application.
+ */
+package io.github.distlock.sample;

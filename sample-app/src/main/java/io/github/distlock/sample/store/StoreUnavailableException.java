@@ -1,0 +1,11 @@
+package io.github.distlock.sample.store;
+
+/** etcd could not be reached or did not answer in time; answered with 503. */
+public class StoreUnavailableException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    public StoreUnavailableException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

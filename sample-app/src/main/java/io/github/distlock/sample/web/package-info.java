@@ -1,0 +1,4 @@
+/**
+ * HTTP error mapping of the sample.
+ */
+package io.github.distlock.sample.web;

@@ -1,0 +1,63 @@
+package io.github.distlock.sample;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Several instances of the sample application in the test JVM, each a Spring context on a random
+ * port, all connected to the same etcd: what several JVMs behind a load balancer would be.
+ */
+public final class SampleInstances implements AutoCloseable {
+
+    private final List<ConfigurableApplicationContext> contexts;
+
+    private SampleInstances(List<ConfigurableApplicationContext> contexts) {
+        this.contexts = contexts;
+    }
+
+    /**
+     * Starts {@code count} instances, one after the other, named {@code instance-1} and so on.
+     * @param endpoints etcd endpoints
+     * @param properties more properties for every instance ({@code name=value}), passed as
+     * command-line arguments so that they override {@code application.yml}
+     */
+    public static SampleInstances start(int count, String endpoints, String... properties) {
+        SampleInstances instances = new SampleInstances(new ArrayList<>());
+        try {
+            for (int i = 1; i <= count; i++) {
+                List<String> args = new ArrayList<>(List.of("--server.port=0", "--sample.instance-name=instance-" + i,
+                        "--server.tomcat.basedir=target/tomcat", "--distributed-lock.etcd.endpoints=" + endpoints));
+                Arrays.stream(properties).map(property -> "--" + property).forEach(args::add);
+                instances.contexts.add(new SpringApplicationBuilder(SampleApplication.class).run(args.toArray(String[]::new)));
+            }
+            return instances;
+        }
+        catch (RuntimeException ex) {
+            instances.close();
+            throw ex;
+        }
+    }
+
+    public int size() {
+        return this.contexts.size();
+    }
+
+    /** @return a client for instance {@code index}, from 0 */
+    public SampleHttp http(int index) {
+        return new SampleHttp(Integer.parseInt(this.contexts.get(index).getEnvironment().getProperty("local.server.port")));
+    }
+
+    /** @return instance {@code index}'s application context */
+    public ConfigurableApplicationContext context(int index) {
+        return this.contexts.get(index);
+    }
+
+    @Override
+    public void close() {
+        this.contexts.forEach(ConfigurableApplicationContext::close);
+    }
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The fairness demo: 3 processes with 2 workers each contend for one lock, each worker holding it
+# about 1 s, once with fair=true and once with fair=false; each run ends with a summary (arrival
+# order kept or not, longest wait, handoff gap) computed from the workers' output.
+#
+# Installs etcd (Debian's etcd-server) if it is missing, builds the sample application, starts one
+# etcd on free loopback ports with a temporary data directory, and runs the demo
+# (io.github.distlock.sample.demo). On exit, also on failure or Ctrl-C, it stops etcd and the demo's
+# JVMs and deletes the temporary directory.
+#
+# Usage: scripts/demo.sh [--demo.workers=3] [--demo.hold=500ms] ...   (any sample-app property)
+# Environment: DEMO_SKIP_BUILD=1 reuses sample-app/target/sample-app-*.jar; ETCD_BIN picks the etcd binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/ensure-etcd.sh
+ETCD="${ETCD_BIN:-}"
+if [[ -z "$ETCD" ]]; then
+    ETCD="$(command -v etcd || echo /usr/bin/etcd)"
+fi
+
+if [[ "${DEMO_SKIP_BUILD:-0}" != 1 ]]; then
+    echo "Building the sample application (mvn package) ..."
+    mvn -B -q -ntp -Dstyle.color=never -DskipTests -pl sample-app -am package
+fi
+JAR="$(find sample-app/target -maxdepth 1 -name 'sample-app-*.jar' ! -name '*-tests.jar' | head -n 1)"
+if [[ -z "$JAR" ]]; then
+    echo "error: no sample-app/target/sample-app-*.jar; run without DEMO_SKIP_BUILD" >&2
+    exit 1
+fi
+
+WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/distlock-demo.XXXXXX")"
+ETCD_PID=""
+DEMO_PID=""
+
+# Waits up to $2 tenths of a second for process $1 to exit; SIGKILLs it after that.
+stop_process() {
+    local pid="$1" tenths="$2"
+    kill "$pid" 2>/dev/null || return 0
+    for ((i = 0; i < tenths; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    # The demo's worker JVMs exit with it: it stops them, and they exit when its pipes close.
+    [[ -n "$DEMO_PID" ]] && stop_process "$DEMO_PID" 150
+    [[ -n "$ETCD_PID" ]] && stop_process "$ETCD_PID" 50
+    rm -rf "$WORK_DIR"
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+port_free() {
+    ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+random_free_port() {
+    local port
+    for _ in {1..100}; do
+        port=$((20000 + RANDOM % 40000))
+        if port_free "$port"; then
+            echo "$port"
+            return 0
+        fi
+    done
+    echo "error: no free loopback port found" >&2
+    return 1
+}
+
+etcd_healthy() {
+    local reply
+    reply="$( (exec 3<>"/dev/tcp/127.0.0.1/$CLIENT_PORT" \
+        && printf 'GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3 \
+        && timeout 2 cat <&3) 2>/dev/null)" || return 1
+    [[ "$reply" == *'"health":"true"'* ]]
+}
+
+# Starts etcd; retries with other ports if one was taken between the check and the bind.
+for attempt in 1 2 3; do
+    CLIENT_PORT="$(random_free_port)"
+    PEER_PORT="$(random_free_port)"
+    [[ "$CLIENT_PORT" != "$PEER_PORT" ]] || continue
+    rm -rf "$WORK_DIR/etcd"
+    (
+        # etcd reads ETCD_* variables as flags: keep the caller's out of this member.
+        for variable in $(compgen -e); do
+            if [[ "$variable" == ETCD_* && "$variable" != ETCD_UNSUPPORTED_ARCH ]]; then
+                unset "$variable"
+            fi
+        done
+        exec "$ETCD" --name demo --data-dir "$WORK_DIR/etcd" \
+            --listen-client-urls "http://127.0.0.1:$CLIENT_PORT" --advertise-client-urls "http://127.0.0.1:$CLIENT_PORT" \
+            --listen-peer-urls "http://127.0.0.1:$PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$PEER_PORT" \
+            --initial-cluster "demo=http://127.0.0.1:$PEER_PORT" --logger zap --log-outputs stderr
+    ) >"$WORK_DIR/etcd.log" 2>&1 &
+    ETCD_PID=$!
+    for _ in {1..200}; do
+        if etcd_healthy; then
+            break 2
+        fi
+        kill -0 "$ETCD_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "etcd did not start (attempt $attempt); last lines of its log:" >&2
+    tail -n 5 "$WORK_DIR/etcd.log" >&2 || true
+    stop_process "$ETCD_PID" 20
+    ETCD_PID=""
+done
+if [[ -z "$ETCD_PID" ]]; then
+    echo "error: could not start etcd ($ETCD)" >&2
+    exit 1
+fi
+ETCD_VERSION="$("$ETCD" --version 2>/dev/null | head -n 1 || true)"
+echo "etcd ${ETCD_VERSION##* } running on 127.0.0.1:$CLIENT_PORT (data in $WORK_DIR)"
+
+java -XX:-UsePerfData -jar "$JAR" --spring.profiles.active=demo \
+    --distributed-lock.etcd.endpoints="http://127.0.0.1:$CLIENT_PORT" "$@" &
+DEMO_PID=$!
+set +e
+wait "$DEMO_PID"
+STATUS=$?
+set -e
+DEMO_PID=""
+exit "$STATUS"
