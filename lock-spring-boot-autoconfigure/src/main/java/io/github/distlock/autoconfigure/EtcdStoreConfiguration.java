@@ -5,6 +5,8 @@ import io.github.distlock.LockRegistry;
 import io.github.distlock.autoconfigure.DistributedLockProperties.Etcd;
 import io.github.distlock.autoconfigure.DistributedLockProperties.Store;
 import io.github.distlock.etcd.EtcdLockRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -21,6 +23,8 @@ import org.springframework.core.env.Environment;
 @ConditionalOnStore(Store.ETCD)
 class EtcdStoreConfiguration {
 
+    private static final Log logger = LogFactory.getLog(EtcdStoreConfiguration.class);
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     Client etcdClient(DistributedLockProperties properties) {
@@ -32,12 +36,21 @@ class EtcdStoreConfiguration {
     EtcdLockRegistry distributedLockRegistry(Client etcdClient, DistributedLockProperties properties,
             Environment environment) {
         Etcd etcd = properties.getEtcd();
-        return EtcdLockRegistry.builder(etcdClient)
+        EtcdLockRegistry registry = EtcdLockRegistry.builder(etcdClient)
             .namespace(etcd.getNamespace())
             .leaseTtl(etcd.getLeaseTtl())
             .requestTimeout(etcd.getRequestTimeout())
             .endpoints(etcd.getEndpoints())
             .ownerIdentity(OwnerIdentity.resolve(properties, environment))
             .build();
+        // Connect in the background, so that the first locked call (say a scheduled job that
+        // tries once) does not pay for it; an unreachable etcd must not stop the application.
+        registry.connect().whenComplete((connected, failure) -> {
+            if (failure != null) {
+                Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
+                logger.warn("etcd is not reachable yet; locks will connect on first use: " + cause.getMessage());
+            }
+        });
+        return registry;
     }
 }

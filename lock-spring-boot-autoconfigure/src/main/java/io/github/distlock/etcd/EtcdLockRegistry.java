@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -161,6 +162,30 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         }
         assertOpen();
         return new EtcdFencedLock(this, key, fair);
+    }
+
+    /**
+     * Grants the session lease and opens the watch stream in the background, so that the first
+     * acquisition does not pay for connecting: a cold client may need longer than the one
+     * attempt a {@code tryLock()} or a zero wait timeout gets. Optional; acquisitions connect on
+     * demand, and a failure here only means the first acquisition will try again.
+     * @return completes once connected, or exceptionally with the etcd failure
+     */
+    public CompletableFuture<Void> connect() {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                assertOpen();
+                this.sessions.current(this.requestTimeoutNanos, false);
+                EtcdCalls.await(this.dispatcher.ensureOpen(), this.requestTimeoutNanos, false, "watch creation");
+            }
+            catch (EtcdCallFailedException ex) {
+                throw new IllegalStateException("Could not connect to etcd at " + this.endpoints + ": "
+                        + ex.getMessage(), ex);
+            }
+            catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
     }
 
     /** @return the namespace under which this registry's entries live */
@@ -503,6 +528,11 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
     /** Package-private view for tests: entries still to be deleted in the background. */
     int pendingDeletions() {
         return this.deleter.pending();
+    }
+
+    /** For tests: the lease of the live session, or 0 if there is none. */
+    long liveLeaseId() {
+        return this.sessions.liveLeaseId();
     }
 
     /** For tests: whether some thread is granting a session lease right now. */

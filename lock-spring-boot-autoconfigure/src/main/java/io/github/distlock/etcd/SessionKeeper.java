@@ -100,7 +100,17 @@ final class SessionKeeper {
             EtcdSession started = EtcdSession.start(this.client.getLeaseClient(), this.leaseTtlSeconds,
                     Math.max(remaining, 0), this.scheduler, this.terms, interruptible);
             started.ended().thenAccept(reason -> onSessionEnded(started, reason));
-            this.session = started;
+            boolean closedMeanwhile;
+            synchronized (this.entries) {
+                closedMeanwhile = this.closed;
+                if (!closedMeanwhile) {
+                    this.session = started;
+                }
+            }
+            if (closedMeanwhile) {
+                started.close("the lock registry was closed");
+                throw new IllegalStateException("the lock registry is closed");
+            }
             return started;
         }
         finally {
@@ -131,6 +141,12 @@ final class SessionKeeper {
         }
     }
 
+    /** For tests: the lease of the live session, or 0 if there is none. */
+    long liveLeaseId() {
+        EtcdSession current = this.session;
+        return (current != null && current.isAlive()) ? current.leaseId() : 0;
+    }
+
     /** For tests: whether some thread is granting a lease right now. */
     boolean grantInProgress() {
         return this.sessionLock.isLocked();
@@ -151,21 +167,20 @@ final class SessionKeeper {
     }
 
     /**
-     * Ends every entry and revokes the current lease, which deletes every entry in etcd. Waits for
-     * a session grant in progress, so no lease outlives the registry.
+     * Ends every entry and revokes the current lease, which deletes every entry in etcd. A lease
+     * being granted meanwhile is revoked by the thread granting it, so no lease outlives the
+     * registry.
      */
     void close(String reason) {
-        this.closed = true;
-        for (QueueEntry entry : this.entries) {
-            entry.sessionEnded(reason);
-        }
         EtcdSession current;
-        this.sessionLock.lock();
-        try {
+        // With the publication in current(): a lease granted while closing is revoked by its
+        // granter, so close never waits for a grant in progress.
+        synchronized (this.entries) {
+            this.closed = true;
             current = this.session;
         }
-        finally {
-            this.sessionLock.unlock();
+        for (QueueEntry entry : this.entries) {
+            entry.sessionEnded(reason);
         }
         if (current != null) {
             current.close(reason);

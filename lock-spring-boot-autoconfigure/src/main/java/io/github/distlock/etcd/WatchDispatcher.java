@@ -104,7 +104,8 @@ final class WatchDispatcher implements AutoCloseable {
         });
     }
 
-    private CompletableFuture<Void> ensureOpen() {
+    /** Opens the watch stream if it is not open; completes when etcd acknowledged it. */
+    CompletableFuture<Void> ensureOpen() {
         CompletableFuture<Void> ready;
         synchronized (this.lifecycle) {
             if (this.closed) {

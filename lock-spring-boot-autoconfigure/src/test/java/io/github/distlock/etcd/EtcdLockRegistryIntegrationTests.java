@@ -14,6 +14,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.PutOption;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
@@ -127,6 +128,26 @@ class EtcdLockRegistryIntegrationTests {
         assertThat(entries(this.key).get(1).getKey()).isNotEqualTo(first);
         lock.unlock();
         assertThat(other.get(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void connectGrantsTheSessionAheadOfTheFirstAcquisitionOrReportsWhyItCannot() throws Exception {
+        assertThat(this.registry.liveLeaseId()).isZero();
+        this.registry.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+        long lease = this.registry.liveLeaseId();
+        assertThat(lease).isNotZero();
+        assertThat(this.rawClient.getLeaseClient().timeToLive(lease, LeaseOption.DEFAULT)
+            .get(10, TimeUnit.SECONDS).getTTL()).isPositive();
+        long before = currentRevision();
+        FencedLock lock = this.registry.obtain(this.key);
+        assertThat(lock.tryLock()).isTrue();
+        assertThat(entries(this.key).get(0).getLease()).isEqualTo(lease);
+        lock.unlock();
+        assertThat(currentRevision() - before).as("writes after connect()").isEqualTo(2);
+
+        etcd.cluster().member(0).stop();
+        assertThatThrownBy(() -> this.peer.connect().get(LONG.toSeconds(), TimeUnit.SECONDS))
+            .hasMessageContaining("Could not connect to etcd at " + etcd.clientEndpoints());
     }
 
     @Test
