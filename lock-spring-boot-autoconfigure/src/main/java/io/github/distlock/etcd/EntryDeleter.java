@@ -2,7 +2,6 @@ package io.github.distlock.etcd;
 
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,28 +23,19 @@ final class EntryDeleter {
 
     private final long requestTimeoutNanos;
 
-    private final AtomicInteger pending = new AtomicInteger();
-
     EntryDeleter(ScheduledExecutorService scheduler, long requestTimeoutNanos) {
         this.scheduler = scheduler;
         this.requestTimeoutNanos = requestTimeoutNanos;
     }
 
     void deleteUntilGone(QueueEntry entry) {
-        this.pending.incrementAndGet();
         attempt(entry, 1, FIRST_RETRY_MILLIS);
-    }
-
-    /** Deletions not yet confirmed by etcd. */
-    int pending() {
-        return this.pending.get();
     }
 
     private void attempt(QueueEntry entry, int attempt, long nextDelayMillis) {
         if (entry.session().ended().isDone()) {
             // The lease takes the key with it; later entries have another lease in their keys.
             entry.sessionOver();
-            this.pending.decrementAndGet();
             return;
         }
         entry.compareAndDelete()
@@ -53,7 +43,6 @@ final class EntryDeleter {
             .whenComplete((response, failure) -> {
                 if (failure == null) {
                     entry.confirmedGone();
-                    this.pending.decrementAndGet();
                     if (attempt > 1) {
                         logger.info("Deleted lock entry {} after {} attempts", entry.describeKey(), attempt);
                     }
@@ -69,7 +58,6 @@ final class EntryDeleter {
                 }
                 catch (RuntimeException rejected) {
                     // Scheduler shut down with the registry: the lease revoke on close removes the key.
-                    this.pending.decrementAndGet();
                 }
             });
     }

@@ -525,11 +525,6 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         return atGate + inEtcd;
     }
 
-    /** Package-private view for tests: entries still to be deleted in the background. */
-    int pendingDeletions() {
-        return this.deleter.pending();
-    }
-
     /** For tests: the lease of the live session, or 0 if there is none. */
     long liveLeaseId() {
         return this.sessions.liveLeaseId();
