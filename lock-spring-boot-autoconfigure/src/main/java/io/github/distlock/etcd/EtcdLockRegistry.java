@@ -188,6 +188,27 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         });
     }
 
+    /**
+     * Whether the registry holds a live session: a lease whose latest renewal etcd acknowledged
+     * within the TTL. False before the first acquisition (or {@link #connect()}) and after a loss
+     * until the next acquisition starts a new session. For health checks.
+     * @return whether the session lease is alive
+     */
+    public boolean isSessionAlive() {
+        EtcdSession current = this.sessions.currentOrNull();
+        return current != null && current.isAlive();
+    }
+
+    /**
+     * How long ago the latest renewal of the session lease that etcd acknowledged was sent: stays
+     * below a third of the TTL while etcd is healthy, and reaching the TTL means the session is lost.
+     * @return the age of the latest acknowledged renewal, or {@code null} if no session was started
+     */
+    public Duration getSessionRenewalAge() {
+        EtcdSession current = this.sessions.currentOrNull();
+        return (current != null) ? current.sinceLastRenewal() : null;
+    }
+
     /** @return the namespace under which this registry's entries live */
     public String getNamespace() {
         return this.keyspace.namespace();

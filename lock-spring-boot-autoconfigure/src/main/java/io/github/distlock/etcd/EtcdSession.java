@@ -1,5 +1,6 @@
 package io.github.distlock.etcd;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -78,6 +79,11 @@ final class EtcdSession {
     /** @return whether the lease is known to be alive on the server right now */
     boolean isAlive() {
         return !this.ended.isDone() && System.nanoTime() - this.expiresAtNanos < 0;
+    }
+
+    /** How long ago the latest acknowledged keep-alive (or the grant) was sent. */
+    Duration sinceLastRenewal() {
+        return Duration.ofNanos(System.nanoTime() - (this.expiresAtNanos - this.ttlNanos));
     }
 
     /** Completes with the reason once the session is lost or closed; never completes otherwise. */

@@ -141,6 +141,11 @@ final class SessionKeeper {
         }
     }
 
+    /** The current session, alive or not, or {@code null} before the first grant. */
+    EtcdSession currentOrNull() {
+        return this.session;
+    }
+
     /** For tests: the lease of the live session, or 0 if there is none. */
     long liveLeaseId() {
         EtcdSession current = this.session;

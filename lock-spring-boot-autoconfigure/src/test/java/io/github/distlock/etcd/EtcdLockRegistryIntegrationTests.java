@@ -133,7 +133,11 @@ class EtcdLockRegistryIntegrationTests {
     @Test
     void connectGrantsTheSessionAheadOfTheFirstAcquisitionOrReportsWhyItCannot() throws Exception {
         assertThat(this.registry.liveLeaseId()).isZero();
+        assertThat(this.registry.isSessionAlive()).isFalse();
+        assertThat(this.registry.getSessionRenewalAge()).isNull();
         this.registry.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+        assertThat(this.registry.isSessionAlive()).isTrue();
+        assertThat(this.registry.getSessionRenewalAge()).isLessThan(this.registry.getLeaseTtl());
         long lease = this.registry.liveLeaseId();
         assertThat(lease).isNotZero();
         assertThat(this.rawClient.getLeaseClient().timeToLive(lease, LeaseOption.DEFAULT)
@@ -214,6 +218,8 @@ class EtcdLockRegistryIntegrationTests {
         try {
             await().atMost(LONG).pollInSameThread().pollInterval(Duration.ofMillis(20))
                 .until(() -> !lock.isLockedByCurrentThread());
+            assertThat(this.registry.isSessionAlive()).isFalse();
+            assertThat(this.registry.getSessionRenewalAge()).isGreaterThanOrEqualTo(this.registry.getLeaseTtl());
             // TTL is 2 s; the client must notice within about one TTL of the last acknowledged keep-alive.
             assertThat(Duration.ofNanos(System.nanoTime() - pausedAt)).isLessThan(Duration.ofSeconds(3));
         }
