@@ -8,6 +8,8 @@ import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockContext;
 import io.github.distlock.LockLostException;
 import io.github.distlock.LockRegistry;
+import io.github.distlock.aop.LockMetrics.HoldOutcome;
+import io.github.distlock.aop.LockMetrics.WaitOutcome;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -22,7 +24,8 @@ import org.springframework.util.Assert;
  * holding their lock. Per call it evaluates the key, acquires the lock within the wait timeout,
  * makes it available through {@link LockContext}, proceeds, releases the lock and reports a lock
  * lost meanwhile. Everything about a method that does not depend on the call is worked out once,
- * by the {@link LockOperationSource}.
+ * by the {@link LockOperationSource}. Waits and holds are reported to {@link LockMetrics}, if
+ * given.
  */
 public final class DistributedLockInterceptor implements MethodInterceptor {
 
@@ -34,7 +37,11 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
     private final LockFailureHandler failures;
 
+    private final @Nullable ObjectProvider<LockMetrics> metricsProvider;
+
     private volatile @Nullable LockRegistry registry;
+
+    private volatile @Nullable LockMetrics metrics;
 
     /**
      * Creates an interceptor.
@@ -45,6 +52,21 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
      */
     public DistributedLockInterceptor(LockOperationSource operations, ObjectProvider<LockRegistry> registryProvider,
             @Nullable BeanFactory beanFactory, ApplicationEventPublisher events) {
+        this(operations, registryProvider, beanFactory, events, null);
+    }
+
+    /**
+     * Creates an interceptor that reports to {@link LockMetrics}.
+     * @param operations where the annotated methods' operations come from
+     * @param registryProvider the registry, looked up on the first call
+     * @param beanFactory resolves {@code @bean} references in key expressions, or {@code null}
+     * @param events where {@link LockLostEvent}s are published
+     * @param metricsProvider the metrics, looked up on the first call (none if it has none or
+     * several), or {@code null} for none
+     */
+    public DistributedLockInterceptor(LockOperationSource operations, ObjectProvider<LockRegistry> registryProvider,
+            @Nullable BeanFactory beanFactory, ApplicationEventPublisher events,
+            @Nullable ObjectProvider<LockMetrics> metricsProvider) {
         Assert.notNull(operations, "operations must not be null");
         Assert.notNull(registryProvider, "registryProvider must not be null");
         Assert.notNull(events, "events must not be null");
@@ -52,6 +74,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         this.registryProvider = registryProvider;
         this.keys = new LockKeyResolver(beanFactory);
         this.failures = new LockFailureHandler(events);
+        this.metricsProvider = metricsProvider;
     }
 
     @Override
@@ -73,8 +96,11 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     private boolean acquire(FencedLock lock, LockOperation operation, Object target, long start) {
+        WaitOutcome outcome = WaitOutcome.ERROR;
         try {
-            return lock.tryLock(operation.waitTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            boolean acquired = lock.tryLock(operation.waitTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            outcome = acquired ? WaitOutcome.ACQUIRED : WaitOutcome.TIMEOUT;
+            return acquired;
         }
         catch (LockLostException lost) {
             // Reentering a hold that was lost meanwhile: the enclosing call still holds it.
@@ -86,10 +112,14 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             throw new LockAcquisitionException(lock.getKey(), Duration.ofNanos(System.nanoTime() - start), null,
                     "the thread was interrupted while waiting", ex);
         }
+        finally {
+            metrics().waited(operation.fair(), outcome, System.nanoTime() - start);
+        }
     }
 
     private @Nullable Object proceedHolding(FencedLock lock, LockOperation operation, MethodInvocation invocation,
             Object target) throws Throwable {
+        long heldSince = System.nanoTime();
         Object result = null;
         Throwable failure = null;
         try {
@@ -104,18 +134,25 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         catch (Throwable ex) {
             failure = ex;
         }
+        HoldOutcome ended = HoldOutcome.RELEASED;
         try {
             lock.unlock();
         }
         catch (LockLostException lost) {
+            ended = HoldOutcome.LOST;
             failure = this.failures.lockLost(operation, target, lost, failure);
         }
         catch (RuntimeException ex) {
+            // The hold is over for this call either way: a store retries a delete that failed
+            // on its own, and its lease ends the entry at the latest.
             if (failure == null) {
-                throw ex;
+                failure = ex;
             }
-            failure.addSuppressed(ex);
+            else {
+                failure.addSuppressed(ex);
+            }
         }
+        metrics().held(operation.fair(), ended, System.nanoTime() - heldSince);
         if (failure != null) {
             throw failure;
         }
@@ -132,6 +169,21 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             this.registry = registry;
         }
         return registry;
+    }
+
+    /**
+     * The metrics are looked up late because this interceptor is created early, before the meter
+     * registry should be; with several candidates and no primary one, calls are not measured
+     * rather than failed.
+     */
+    private LockMetrics metrics() {
+        LockMetrics metrics = this.metrics;
+        if (metrics == null) {
+            metrics = (this.metricsProvider != null) ? this.metricsProvider.getIfUnique(() -> LockMetrics.NONE)
+                    : LockMetrics.NONE;
+            this.metrics = metrics;
+        }
+        return metrics;
     }
 
     /**

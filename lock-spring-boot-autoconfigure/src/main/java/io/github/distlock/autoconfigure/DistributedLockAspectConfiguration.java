@@ -3,6 +3,7 @@ package io.github.distlock.autoconfigure;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.aop.DistributedLockAdvisor;
 import io.github.distlock.aop.DistributedLockInterceptor;
+import io.github.distlock.aop.LockMetrics;
 import io.github.distlock.aop.LockOperationSource;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -26,7 +27,7 @@ import org.springframework.core.type.AnnotationMetadata;
  *
  * <p>The beans are infrastructure and created early, while the auto-proxy creator collects
  * advisors: they read the properties straight from the environment rather than depend on the
- * properties bean, and resolve the lock registry on the first locked call.
+ * properties bean, and resolve the lock registry and the metrics on the first locked call.
  */
 @Configuration(proxyBeanMethods = false)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -44,8 +45,10 @@ class DistributedLockAspectConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
     static DistributedLockInterceptor distributedLockInterceptor(LockOperationSource distributedLockOperationSource,
-            ObjectProvider<LockRegistry> lockRegistry, BeanFactory beanFactory, ApplicationEventPublisher events) {
-        return new DistributedLockInterceptor(distributedLockOperationSource, lockRegistry, beanFactory, events);
+            ObjectProvider<LockRegistry> lockRegistry, BeanFactory beanFactory, ApplicationEventPublisher events,
+            ObjectProvider<LockMetrics> lockMetrics) {
+        return new DistributedLockInterceptor(distributedLockOperationSource, lockRegistry, beanFactory, events,
+                lockMetrics);
     }
 
     @Bean

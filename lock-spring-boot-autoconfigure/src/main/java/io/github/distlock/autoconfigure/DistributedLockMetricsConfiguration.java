@@ -1,0 +1,27 @@
+package io.github.distlock.autoconfigure;
+
+import io.github.distlock.aop.LockMetrics;
+import io.github.distlock.aop.MicrometerLockMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Micrometer meters of {@code @DistributedLock} calls, when Micrometer is on the class path and
+ * the application has a {@link MeterRegistry}. Kept apart so that no other configuration loads a
+ * Micrometer type.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean(MeterRegistry.class)
+class DistributedLockMetricsConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockMetrics distributedLockMetrics(MeterRegistry meterRegistry) {
+        return new MicrometerLockMetrics(meterRegistry);
+    }
+}

@@ -1,0 +1,81 @@
+package io.github.distlock.autoconfigure;
+
+import io.github.distlock.InMemoryLockRegistry;
+import io.github.distlock.LockRegistry;
+import io.github.distlock.health.EtcdLockRegistryHealthIndicator;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * When the etcd lock registry's health indicator is configured.
+ */
+class DistributedLockHealthConfigurationTests {
+
+    private static final String NAME = "distributedLockHealthIndicator";
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class));
+
+    @Test
+    void indicatesTheHealthOfTheEtcdRegistry() {
+        this.contextRunner.run((context) -> assertThat(context).hasSingleBean(EtcdLockRegistryHealthIndicator.class)
+            .hasBean(NAME));
+    }
+
+    @Test
+    void backsOffWithoutHealthSupport() {
+        this.contextRunner.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(NAME));
+    }
+
+    @Test
+    void backsOffForTheInMemoryStore() {
+        this.contextRunner.withPropertyValues("distributed-lock.store=in-memory")
+            .run((context) -> assertThat(context).hasSingleBean(InMemoryLockRegistry.class).doesNotHaveBean(NAME));
+    }
+
+    @Test
+    void backsOffForAnOwnRegistryOfAnotherKind() {
+        this.contextRunner.withUserConfiguration(OwnRegistry.class)
+            .run((context) -> assertThat(context).hasSingleBean(LockRegistry.class).doesNotHaveBean(NAME));
+    }
+
+    @Test
+    void backsOffOnAnOwnIndicatorOfTheSameName() {
+        this.contextRunner.withUserConfiguration(OwnIndicator.class)
+            .run((context) -> assertThat(context).doesNotHaveBean(EtcdLockRegistryHealthIndicator.class)
+                .hasBean(NAME));
+    }
+
+    @Test
+    void canBeSwitchedOff() {
+        this.contextRunner.withPropertyValues("management.health.distributed-lock.enabled=false")
+            .run((context) -> assertThat(context).doesNotHaveBean(NAME));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnRegistry {
+
+        @Bean
+        InMemoryLockRegistry myRegistry() {
+            return new InMemoryLockRegistry();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnIndicator {
+
+        @Bean
+        HealthIndicator distributedLockHealthIndicator() {
+            return () -> Health.up().build();
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package io.github.distlock.health;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.etcd.jetcd.Client;
+import io.github.distlock.FencedLock;
+import io.github.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.testsupport.EtcdCluster;
+import io.github.distlock.testsupport.EtcdClusterExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link EtcdLockRegistryHealthIndicator} against a real etcd that goes away and comes back.
+ */
+class EtcdLockRegistryHealthIndicatorIntegrationTests {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    @RegisterExtension
+    static final EtcdClusterExtension etcd = EtcdClusterExtension.single();
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class))
+        .withPropertyValues("distributed-lock.etcd.lease-ttl=1", "distributed-lock.etcd.connect-timeout=1s",
+                "distributed-lock.etcd.request-timeout=1s");
+
+    @AfterEach
+    void restoreCluster() {
+        etcd.cluster().ensureAllRunning();
+    }
+
+    @Test
+    void downWhileTheSessionIsLostAndUpAgainOnceEtcdIsBack() {
+        EtcdCluster cluster = etcd.cluster();
+        this.contextRunner.withPropertyValues("distributed-lock.etcd.endpoints=" + cluster.clientEndpoint())
+            .run((context) -> {
+                HealthIndicator indicator = context.getBean("distributedLockHealthIndicator", HealthIndicator.class);
+                await().atMost(LONG).until(() -> isAlive(indicator.health()));
+                assertThat(indicator.health().getDetails()).containsEntry("namespace", "/distributed-lock/")
+                    .containsEntry("leaseTtl", "1s")
+                    .containsKey("sessionRenewalAge");
+
+                cluster.member(0).stop();
+                await().atMost(LONG).until(() -> indicator.health().getStatus().equals(Status.DOWN));
+                Health down = indicator.health();
+                assertThat(down.getDetails()).containsEntry("sessionAlive", false)
+                    .hasEntrySatisfying("reason",
+                            (reason) -> assertThat(reason).asString().contains("session was lost"));
+
+                // Without any acquisition, the indicator's own reconnect makes it UP again.
+                cluster.member(0).restart();
+                await().atMost(LONG).until(() -> isAlive(indicator.health()));
+                FencedLock lock = context.getBean(EtcdLockRegistry.class).obtain("health-check");
+                // In this thread: the lock belongs to the thread that took it.
+                await().atMost(LONG).pollInSameThread().ignoreExceptions()
+                    .until(() -> lock.tryLock(5, TimeUnit.SECONDS));
+                lock.unlock();
+                await().atMost(LONG).until(() -> isAlive(indicator.health()));
+            });
+    }
+
+    @Test
+    void upBeforeTheFirstAcquisitionIfEtcdCanBeConnectedTo() {
+        try (Client client = etcd.cluster().newClient();
+                EtcdLockRegistry registry = EtcdLockRegistry.builder(client).build()) {
+            Health health = new EtcdLockRegistryHealthIndicator(registry, LONG).health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsEntry("session", "not started")
+                .containsEntry("namespace", "/distributed-lock/")
+                .containsEntry("leaseTtl", "10s");
+        }
+    }
+
+    @Test
+    void downBeforeTheFirstAcquisitionIfEtcdCannotBeConnectedTo() {
+        try (Client client = Client.builder().endpoints("http://127.0.0.1:1").build();
+                EtcdLockRegistry registry = EtcdLockRegistry.builder(client).build()) {
+            long start = System.nanoTime();
+            Health health = new EtcdLockRegistryHealthIndicator(registry, Duration.ofMillis(500)).health();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(health.getDetails()).containsEntry("session", "not started").containsKey("reason");
+        }
+    }
+
+    private static boolean isAlive(Health health) {
+        return health.getStatus().equals(Status.UP) && Boolean.TRUE.equals(health.getDetails().get("sessionAlive"));
+    }
+}
