@@ -27,9 +27,4 @@ final class EntrySlots {
     synchronized void giveBack(long slot) {
         this.free.addFirst(slot);
     }
-
-    /** Numbers handed out so far: an upper bound on distinct entry keys per lock and lease. */
-    synchronized long issued() {
-        return this.issued;
-    }
 }

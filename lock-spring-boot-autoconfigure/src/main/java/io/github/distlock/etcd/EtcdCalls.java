@@ -12,6 +12,9 @@ import io.etcd.jetcd.common.exception.EtcdException;
 /** Bounded waits on jetcd futures. */
 final class EtcdCalls {
 
+    /** Pause between attempts after an etcd request failed. */
+    static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
     private EtcdCalls() {
     }
 
@@ -51,6 +54,20 @@ final class EtcdCalls {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * Waits for {@code call} at most {@code timeoutNanos}, ignoring interrupts (the interrupt
+     * status is restored before returning).
+     */
+    static <T> T awaitUninterruptibly(CompletableFuture<T> call, long timeoutNanos, String what)
+            throws EtcdCallFailedException {
+        try {
+            return await(call, timeoutNanos, false, what);
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("an uninterruptible wait was interrupted", ex);
         }
     }
 

@@ -76,8 +76,6 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
     /** A try-once gets at least this long for its round trips (a cold client must connect first). */
     private static final long MIN_ATTEMPT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
-
     private final Client client;
 
     private final EtcdKeyspace keyspace;
@@ -326,7 +324,6 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             long attemptDeadline = now + attemptNanos;
             QueueEntry entry = null;
             try {
-                assertOpen();
                 EtcdSession current = this.sessions.current(attemptNanos, interruptible);
                 entry = new QueueEntry(this.queue, state.key, state.root, entryValue(), current);
                 this.sessions.register(entry);
@@ -344,13 +341,11 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
                 logger.debug("Entry for lock '{}' lost while waiting ({}); queueing again", state.key, ex.getMessage());
             }
             catch (EtcdCallFailedException ex) {
-                if (entry != null) {
-                    this.sessions.unregister(entry);
-                }
+                this.sessions.unregister(entry);
                 long failedAt = System.nanoTime();
                 failingSince = (failingSince == 0) ? failedAt : failingSince;
                 if (!givenUpOnEtcd(timed, deadline, failingSince)) {
-                    pauseBeforeRetry(timed ? deadline - failedAt : RETRY_PAUSE_NANOS, interruptible);
+                    pauseBeforeRetry(timed ? deadline - failedAt : EtcdCalls.RETRY_PAUSE_NANOS, interruptible);
                 }
                 // A wait that ends while etcd fails ends because of that failure, not a busy lock.
                 if (givenUpOnEtcd(timed, deadline, failingSince)) {
@@ -359,9 +354,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
                 }
             }
             catch (InterruptedException | RuntimeException ex) {
-                if (entry != null) {
-                    this.sessions.unregister(entry);
-                }
+                this.sessions.unregister(entry);
                 throw ex;
             }
             if (timed && deadline - System.nanoTime() <= 0) {
@@ -377,7 +370,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
     }
 
     private static void pauseBeforeRetry(long remainingNanos, boolean interruptible) throws InterruptedException {
-        long pause = Math.min(RETRY_PAUSE_NANOS, Math.max(0, remainingNanos));
+        long pause = Math.min(EtcdCalls.RETRY_PAUSE_NANOS, Math.max(0, remainingNanos));
         try {
             TimeUnit.NANOSECONDS.sleep(pause);
         }
@@ -419,7 +412,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
                 entry.discard();
             }
             else if (!entry.release()) {
-                lost = "the lock entry was deleted from etcd";
+                lost = QueueEntry.ENTRY_DELETED;
             }
             else {
                 logger.debug("Released lock '{}' with fence {}", key, entry.fence());
@@ -481,16 +474,14 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             .withLimit(limit)
             .build();
         try {
-            GetResponse response = EtcdCalls.await(this.client.getKVClient().get(this.keyspace.root(key), option),
-                    this.requestTimeoutNanos, false, "lock state read");
+            GetResponse response = EtcdCalls.awaitUninterruptibly(
+                    this.client.getKVClient().get(this.keyspace.root(key), option), this.requestTimeoutNanos,
+                    "lock state read");
             return response.getKvs();
         }
         catch (EtcdCallFailedException ex) {
             throw new IllegalStateException("Could not read the state of lock '" + key + "' from etcd at "
                     + this.endpoints + ": " + ex.getMessage(), ex);
-        }
-        catch (InterruptedException ex) {
-            throw new IllegalStateException(ex);
         }
     }
 

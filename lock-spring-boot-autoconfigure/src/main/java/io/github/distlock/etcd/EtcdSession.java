@@ -106,7 +106,7 @@ final class EtcdSession {
     void close(String reason) {
         end(reason);
         try {
-            EtcdCalls.await(this.leases.revoke(this.leaseId), this.requestTimeoutNanos, false, "lease revoke");
+            EtcdCalls.awaitUninterruptibly(this.leases.revoke(this.leaseId), this.requestTimeoutNanos, "lease revoke");
         }
         catch (EtcdCallFailedException ex) {
             if (EtcdCalls.isLeaseNotFound(ex)) {
@@ -114,9 +114,6 @@ final class EtcdSession {
             }
             logger.warn("Could not revoke lease {} ({}); its keys expire with the lease TTL",
                     Long.toHexString(this.leaseId), ex.getMessage());
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
         }
     }
 

@@ -4,7 +4,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -37,9 +36,9 @@ import io.etcd.jetcd.options.PutOption;
  */
 final class QueueEntry implements WatchDispatcher.Listener {
 
-    private static final long NOT_WRITTEN = -1;
+    static final String ENTRY_DELETED = "the lock entry was deleted from etcd";
 
-    private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    private static final long NOT_WRITTEN = -1;
 
     private final LockQueue queue;
 
@@ -110,10 +109,6 @@ final class QueueEntry implements WatchDispatcher.Listener {
         return this.key;
     }
 
-    ByteSequence root() {
-        return this.root;
-    }
-
     EtcdSession session() {
         return this.session;
     }
@@ -171,7 +166,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
                         if (timed && deadlineNanos - System.nanoTime() <= 0) {
                             throw ex;
                         }
-                        pauseBeforeReread(timed ? deadlineNanos - System.nanoTime() : RETRY_PAUSE_NANOS,
+                        pauseBeforeReread(timed ? deadlineNanos - System.nanoTime() : EtcdCalls.RETRY_PAUSE_NANOS,
                                 interruptible);
                     }
                 }
@@ -188,7 +183,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
     }
 
     private void pauseBeforeReread(long remainingNanos, boolean interruptible) throws InterruptedException {
-        long pause = Math.min(RETRY_PAUSE_NANOS, Math.max(0, remainingNanos));
+        long pause = Math.min(EtcdCalls.RETRY_PAUSE_NANOS, Math.max(0, remainingNanos));
         boolean interrupted = false;
         this.stateLock.lock();
         try {
@@ -244,7 +239,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
         this.stateLock.lock();
         try {
             if (this.ownKeyDeletedAt > revision) {
-                this.lostReason = "the lock entry was deleted from etcd";
+                this.lostReason = ENTRY_DELETED;
             }
         }
         finally {
@@ -282,7 +277,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
             .commit(), Math.max(callNanos, 0), interruptible, "lock queue read");
         this.queue.terms().observe(response);
         if (!response.isSucceeded()) {
-            this.lostReason = "the lock entry was deleted from etcd while waiting";
+            this.lostReason = ENTRY_DELETED + " while waiting";
             throw new EntryLostException(this.lostReason);
         }
         GetResponse older = response.getGetResponses().get(0);
@@ -401,13 +396,12 @@ final class QueueEntry implements WatchDispatcher.Listener {
             finally {
                 this.stateLock.unlock();
             }
-            // The write may have landed meanwhile: decide with its revision.
-            if (this.createRevision != NOT_WRITTEN && revision > this.createRevision) {
-                markLost("the lock entry was deleted from etcd");
-            }
+            // The write may have landed meanwhile: decide with its revision (enqueue checks
+            // ownKeyDeletedAt itself if it lands later).
+            written = this.createRevision;
         }
-        else if (revision > written) {
-            markLost("the lock entry was deleted from etcd");
+        if (written != NOT_WRITTEN && revision > written) {
+            markLost(ENTRY_DELETED);
         }
     }
 
@@ -455,7 +449,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
             .commit()
             .whenComplete((response, failure) -> {
                 if (failure == null && !response.isSucceeded()) {
-                    markLost("the lock entry was deleted from etcd");
+                    markLost(ENTRY_DELETED);
                 }
             });
     }
@@ -470,8 +464,8 @@ final class QueueEntry implements WatchDispatcher.Listener {
         this.holding = false;
         this.queue.dispatcher().unsubscribe(this.root, this);
         try {
-            TxnResponse response = EtcdCalls.await(compareAndDelete(), this.queue.requestTimeoutNanos(), false,
-                    "lock release");
+            TxnResponse response = EtcdCalls.awaitUninterruptibly(compareAndDelete(),
+                    this.queue.requestTimeoutNanos(), "lock release");
             this.queue.terms().observe(response);
             confirmedGone();
             return response.isSucceeded();
@@ -479,9 +473,6 @@ final class QueueEntry implements WatchDispatcher.Listener {
         catch (EtcdCallFailedException ex) {
             this.queue.deleter().deleteUntilGone(this);
             throw ex;
-        }
-        catch (InterruptedException ex) {
-            throw new IllegalStateException("uninterruptible wait was interrupted", ex);
         }
     }
 
@@ -498,9 +489,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
         CompletableFuture<TxnResponse> pendingWrite = this.write;
         if (this.createRevision == NOT_WRITTEN && pendingWrite == null) {
             // Never sent: the number was not used.
-            if (this.slotReturned.compareAndSet(false, true)) {
-                this.queue.slots().giveBack(this.slot);
-            }
+            returnSlot();
             return;
         }
         if (this.createRevision == NOT_WRITTEN) {
@@ -540,13 +529,17 @@ final class QueueEntry implements WatchDispatcher.Listener {
      * unless the entry's write never got an answer (it could still appear).
      */
     void confirmedGone() {
-        if (this.createRevision != NOT_WRITTEN && this.write == null && this.slotReturned.compareAndSet(false, true)) {
-            this.queue.slots().giveBack(this.slot);
+        if (this.createRevision != NOT_WRITTEN && this.write == null) {
+            returnSlot();
         }
     }
 
     /** The session ended: its lease id is in this entry's key, so the number is free for later sessions. */
     void sessionOver() {
+        returnSlot();
+    }
+
+    private void returnSlot() {
         if (this.slotReturned.compareAndSet(false, true)) {
             this.queue.slots().giveBack(this.slot);
         }

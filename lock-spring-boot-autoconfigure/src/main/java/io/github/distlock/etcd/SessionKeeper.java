@@ -161,6 +161,7 @@ final class SessionKeeper {
         this.entries.add(entry);
     }
 
+    /** Tolerates {@code null}: an acquisition may fail before its entry exists. */
     void unregister(QueueEntry entry) {
         if (entry != null) {
             this.entries.remove(entry);
