@@ -10,7 +10,8 @@ import org.springframework.context.annotation.Import;
  * in memory, with {@code distributed-lock.store=in-memory}), the jetcd client it uses, and the
  * advice that makes {@link io.github.distlock.annotation.DistributedLock @DistributedLock} methods
  * run under their lock. With Micrometer and a {@code MeterRegistry}, locked calls are measured;
- * with Spring Boot's health support, an etcd registry contributes a health indicator.
+ * with Spring Boot's health support, an etcd registry contributes a health indicator; with Actuator,
+ * the {@code distributedlocks} endpoint (off by default) shows holders and waiters.
  *
  * <p>A {@code LockRegistry} or jetcd {@code Client} bean of the application replaces the
  * auto-configured one. {@code distributed-lock.enabled=false} switches everything off.
@@ -21,7 +22,8 @@ import org.springframework.context.annotation.Import;
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributedLockProperties.class)
 @Import({ EtcdStoreConfiguration.class, InMemoryStoreConfiguration.class, DistributedLockAspectConfiguration.class,
-        DistributedLockMetricsConfiguration.class, DistributedLockHealthConfiguration.class })
+        DistributedLockMetricsConfiguration.class, DistributedLockHealthConfiguration.class,
+        DistributedLocksEndpointConfiguration.class })
 public final class DistributedLockAutoConfiguration {
 
 }

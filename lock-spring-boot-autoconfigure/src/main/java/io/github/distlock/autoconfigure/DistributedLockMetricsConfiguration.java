@@ -1,7 +1,10 @@
 package io.github.distlock.autoconfigure;
 
+import io.etcd.jetcd.Client;
 import io.github.distlock.aop.LockMetrics;
 import io.github.distlock.aop.MicrometerLockMetrics;
+import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.metrics.EtcdLockRegistryMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -10,8 +13,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Micrometer meters of {@code @DistributedLock} calls, when Micrometer is on the class path and
- * the application has a {@link MeterRegistry}. Kept apart so that no other configuration loads a
+ * Micrometer meters of {@code @DistributedLock} calls and of the etcd lock registry, when
+ * Micrometer is on the class path and the application has a {@link MeterRegistry}. Kept apart so that no other configuration loads a
  * Micrometer type.
  */
 @Configuration(proxyBeanMethods = false)
@@ -23,5 +26,17 @@ class DistributedLockMetricsConfiguration {
     @ConditionalOnMissingBean
     LockMetrics distributedLockMetrics(MeterRegistry meterRegistry) {
         return new MicrometerLockMetrics(meterRegistry);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(Client.class)
+    @ConditionalOnBean(EtcdLockRegistry.class)
+    static class EtcdRegistryMetricsConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        EtcdLockRegistryMetrics etcdLockRegistryMetrics(EtcdLockRegistry registry) {
+            return new EtcdLockRegistryMetrics(registry);
+        }
     }
 }

@@ -23,9 +23,12 @@ final class EntryDeleter {
 
     private final long requestTimeoutNanos;
 
-    EntryDeleter(ScheduledExecutorService scheduler, long requestTimeoutNanos) {
+    private final EtcdLockStatistics statistics;
+
+    EntryDeleter(ScheduledExecutorService scheduler, long requestTimeoutNanos, EtcdLockStatistics statistics) {
         this.scheduler = scheduler;
         this.requestTimeoutNanos = requestTimeoutNanos;
+        this.statistics = statistics;
     }
 
     void deleteUntilGone(QueueEntry entry) {
@@ -48,6 +51,7 @@ final class EntryDeleter {
                     }
                     return;
                 }
+                this.statistics.backendError();
                 if (attempt == 1 || attempt % 10 == 0) {
                     logger.warn("Could not delete lock entry {} (attempt {}: {}); retrying in the background",
                             entry.describeKey(), attempt, EtcdCalls.describe(failure));

@@ -60,6 +60,26 @@ final class EtcdKeyspace {
         return null;
     }
 
+    /** The lock key whose root is {@code root}: the inverse of {@link #root(String)}. */
+    String lockKeyOf(ByteSequence root) {
+        String escaped = text(root).substring(this.namespace.length(), text(root).length() - 1);
+        StringBuilder key = new StringBuilder(escaped.length());
+        for (int i = 0; i < escaped.length(); i++) {
+            if (escaped.startsWith("%2F", i)) {
+                key.append('/');
+                i += 2;
+            }
+            else if (escaped.startsWith("%25", i)) {
+                key.append('%');
+                i += 2;
+            }
+            else {
+                key.append(escaped.charAt(i));
+            }
+        }
+        return key.toString();
+    }
+
     static String escape(String lockKey) {
         StringBuilder escaped = new StringBuilder(lockKey.length() + 8);
         for (int i = 0; i < lockKey.length(); i++) {

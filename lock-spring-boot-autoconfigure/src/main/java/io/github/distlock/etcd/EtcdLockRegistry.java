@@ -100,6 +100,10 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
 
     private final SessionKeeper sessions;
 
+    private final EtcdLockStatistics statistics = new EtcdLockStatistics();
+
+    private final LockInspector inspector;
+
     private volatile boolean closed;
 
     /**
@@ -130,10 +134,11 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         executor.setRemoveOnCancelPolicy(true);
         this.scheduler = executor;
         this.dispatcher = new WatchDispatcher(this.client.getWatchClient(), this.keyspace, this.scheduler);
-        this.deleter = new EntryDeleter(this.scheduler, this.requestTimeoutNanos);
+        this.deleter = new EntryDeleter(this.scheduler, this.requestTimeoutNanos, this.statistics);
+        this.inspector = new LockInspector(this.client, this.keyspace, this.requestTimeoutNanos, this.endpoints);
         RaftTerms terms = new RaftTerms();
         this.sessions = new SessionKeeper(this.client, this.keyspace, this.leaseTtlSeconds, this.requestTimeoutNanos,
-                this.scheduler, terms);
+                this.scheduler, terms, this.statistics);
         this.queue = new LockQueue(this.client.getKVClient(), this.dispatcher, this.deleter, this.requestTimeoutNanos,
                 TimeUnit.SECONDS.toNanos(this.leaseTtlSeconds), terms, this::onHoldLost,
                 this.sessions::sweepForGhosts);
@@ -207,6 +212,77 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         return (current != null) ? current.sinceLastRenewal() : null;
     }
 
+    /**
+     * Reads from etcd who holds {@code key} and who waits for it, in every process that shares the
+     * namespace. For operators and tools: one prefix read and one lease read per process involved.
+     * @param key the lock key
+     * @param maxEntries at most this many queue entries are read
+     * @return the lock's holder and waiters; a free lock has no holder and no waiters
+     * @throws IllegalStateException if etcd did not answer within the request timeout
+     */
+    public LockSnapshot describeLock(String key, int maxEntries) {
+        if (key == null || key.isEmpty()) {
+            throw new IllegalArgumentException("Lock key must not be " + ((key == null) ? "null" : "empty"));
+        }
+        return this.inspector.describe(key, positive(maxEntries));
+    }
+
+    /**
+     * Reads from etcd every lock under this registry's namespace that has a holder or a waiter, in
+     * every process that shares the namespace. For operators and tools.
+     * @param maxEntries at most this many queue entries are read; the result says whether more exist
+     * @return the locks, ordered by key
+     * @throws IllegalStateException if etcd did not answer within the request timeout
+     */
+    public NamespaceSnapshot describeLocks(int maxEntries) {
+        return this.inspector.describeAll(positive(maxEntries));
+    }
+
+    private static int positive(int maxEntries) {
+        if (maxEntries <= 0) {
+            throw new IllegalArgumentException("maxEntries must be positive, but was " + maxEntries);
+        }
+        return maxEntries;
+    }
+
+    /** @return running totals of acquisitions, timeouts, losses and etcd errors of this registry */
+    public EtcdLockStatistics getStatistics() {
+        return this.statistics;
+    }
+
+    /**
+     * Holds of this registry right now: threads that own a lock and have not lost it (a reentrant
+     * hold counts once). Cost grows with the number of entries this registry has in etcd.
+     * @return the number of holds
+     */
+    public int getHeldLockCount() {
+        int held = 0;
+        for (QueueEntry entry : this.sessions.entries()) {
+            if (entry.isHolding() && entry.lostReason() == null) {
+                held++;
+            }
+        }
+        return held;
+    }
+
+    /**
+     * Threads of this registry waiting for a lock right now: at a key's unfair gate, or queued in
+     * etcd behind an older entry.
+     * @return the number of waiting threads
+     */
+    public int getWaitingThreadCount() {
+        int waiting = 0;
+        for (LocalKeyState state : this.keyStates.values()) {
+            waiting += state.unfairGate.getQueueLength();
+        }
+        for (QueueEntry entry : this.sessions.entries()) {
+            if (entry.isWaiting()) {
+                waiting++;
+            }
+        }
+        return waiting;
+    }
+
     /** @return the namespace under which this registry's entries live */
     public String getNamespace() {
         return this.keyspace.namespace();
@@ -263,6 +339,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             }
             boolean passedGate = !fair && passGate(state, start, timeoutNanos, timed, interruptible);
             if (!fair && !passedGate) {
+                this.statistics.timedOut();
                 return false;
             }
             try {
@@ -270,7 +347,15 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
                 if (entry != null) {
                     state.holds.put(current, new LocalKeyState.Hold(entry, passedGate));
                     acquired = true;
-                    logger.debug("Acquired lock '{}' with fence {}", key, entry.fence());
+                    this.statistics.acquired();
+                    if (logger.isDebugEnabled()) {
+                        logger.debug("Acquired lock '{}' with fence {} after {} ms{}", key, entry.fence(),
+                                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+                                (entry.predecessorOwner() != null) ? ", handed over by " + entry.predecessorOwner() : "");
+                    }
+                }
+                else {
+                    this.statistics.timedOut();
                 }
                 return acquired;
             }
@@ -342,6 +427,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             }
             catch (EtcdCallFailedException ex) {
                 this.sessions.unregister(entry);
+                this.statistics.backendError();
                 long failedAt = System.nanoTime();
                 failingSince = (failingSince == 0) ? failedAt : failingSince;
                 if (!givenUpOnEtcd(timed, deadline, failingSince)) {
@@ -384,6 +470,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
 
     private LockAcquisitionException failure(String key, long start, QueueEntry entry, String message,
             Throwable cause) {
+        this.statistics.failed();
         String holder = (entry != null) ? entry.predecessorOwner() : null;
         return new LockAcquisitionException(key, Duration.ofNanos(System.nanoTime() - start), holder, message, cause);
     }
@@ -419,6 +506,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             }
         }
         catch (EtcdCallFailedException ex) {
+            this.statistics.backendError();
             logger.warn("Release of lock '{}' (fence {}) not confirmed by etcd at {} ({}); "
                     + "retrying in the background", key, entry.fence(), this.endpoints, ex.getMessage());
         }
@@ -463,7 +551,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
     /** Identity of the oldest entry (the holder) of {@code key}, or {@code null} if there is none. */
     String holder(String key) {
         List<KeyValue> oldest = readQueue(key, 1);
-        return oldest.isEmpty() ? null : EtcdKeyspace.text(oldest.get(0).getValue());
+        return oldest.isEmpty() ? null : EntryValue.decode(oldest.get(0).getValue()).describe();
     }
 
     private List<KeyValue> readQueue(String key, int limit) {
@@ -494,6 +582,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
 
     private void onHoldLost(QueueEntry entry, String reason) {
         if (!this.closed) {
+            this.statistics.holdLost();
             logger.warn("Lock '{}' (fence {}) lost while held: {}", entry.lockKey(), entry.fence(), reason);
         }
     }
@@ -511,7 +600,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
     }
 
     private ByteSequence entryValue() {
-        return EtcdKeyspace.bytes(this.ownerIdentity + "/" + Thread.currentThread().getName());
+        return EntryValue.encode(this.ownerIdentity, Thread.currentThread().getName(), System.currentTimeMillis());
     }
 
     private void assertOpen() {
@@ -614,6 +703,11 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         public Builder ownerIdentity(String ownerIdentity) {
             if (ownerIdentity == null || ownerIdentity.isBlank()) {
                 throw new IllegalArgumentException("Owner identity must not be null or blank");
+            }
+            if (ownerIdentity.indexOf('\n') >= 0 || ownerIdentity.indexOf('\r') >= 0) {
+                // The entry value is line-based: owner, thread, time.
+                throw new IllegalArgumentException("Owner identity must not contain line breaks, but was '"
+                        + ownerIdentity.replace("\n", "\\n").replace("\r", "\\r") + "'");
             }
             this.ownerIdentity = ownerIdentity;
             return this;

@@ -209,6 +209,11 @@ final class QueueEntry implements WatchDispatcher.Listener {
         }
     }
 
+    /** Owns the lock and has not released it; it may have been lost since. */
+    boolean isHolding() {
+        return this.holding;
+    }
+
     boolean isWaiting() {
         return this.waiting;
     }
@@ -311,7 +316,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
             else {
                 this.predecessor = before.getKey();
                 this.predecessorRevision = before.getCreateRevision();
-                this.predecessorOwner = EtcdKeyspace.text(before.getValue());
+                this.predecessorOwner = EntryValue.decode(before.getValue()).describe();
                 // Its deletion may have been dispatched while our read was on the wire; a delete
                 // older than its creation belongs to an earlier entry with the same key.
                 Long deletedAt = this.deletedDuringRead.get(this.predecessor);
@@ -427,9 +432,11 @@ final class QueueEntry implements WatchDispatcher.Listener {
     }
 
     private void markLost(String reason) {
+        boolean first;
         this.stateLock.lock();
         try {
-            if (this.lostReason == null) {
+            first = this.lostReason == null;
+            if (first) {
                 this.lostReason = reason;
             }
             this.stateChanged.signalAll();
@@ -437,7 +444,8 @@ final class QueueEntry implements WatchDispatcher.Listener {
         finally {
             this.stateLock.unlock();
         }
-        if (this.holding) {
+        // A hold is reported lost once, however many ways its loss shows.
+        if (first && this.holding) {
             this.queue.holdLost(this, reason);
         }
     }

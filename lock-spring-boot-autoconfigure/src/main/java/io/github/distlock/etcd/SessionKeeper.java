@@ -51,6 +51,8 @@ final class SessionKeeper {
 
     private final RaftTerms terms;
 
+    private final EtcdLockStatistics statistics;
+
     private final Set<QueueEntry> entries = ConcurrentHashMap.newKeySet();
 
     private final ReentrantLock sessionLock = new ReentrantLock();
@@ -64,13 +66,14 @@ final class SessionKeeper {
     private volatile boolean closed;
 
     SessionKeeper(Client client, EtcdKeyspace keyspace, long leaseTtlSeconds, long requestTimeoutNanos,
-            ScheduledExecutorService scheduler, RaftTerms terms) {
+            ScheduledExecutorService scheduler, RaftTerms terms, EtcdLockStatistics statistics) {
         this.client = client;
         this.keyspace = keyspace;
         this.leaseTtlSeconds = leaseTtlSeconds;
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.scheduler = scheduler;
         this.terms = terms;
+        this.statistics = statistics;
     }
 
     /** Returns a live session, granting a new lease if there is none or the last one was lost. */
@@ -98,7 +101,7 @@ final class SessionKeeper {
             }
             long remaining = Math.min(callNanos, this.requestTimeoutNanos) - (System.nanoTime() - start);
             EtcdSession started = EtcdSession.start(this.client.getLeaseClient(), this.leaseTtlSeconds,
-                    Math.max(remaining, 0), this.scheduler, this.terms, interruptible);
+                    Math.max(remaining, 0), this.scheduler, this.terms, this.statistics, interruptible);
             started.ended().thenAccept(reason -> onSessionEnded(started, reason));
             boolean closedMeanwhile;
             synchronized (this.entries) {
@@ -195,6 +198,7 @@ final class SessionKeeper {
 
     private void onSessionEnded(EtcdSession ended, String reason) {
         if (!this.closed) {
+            this.statistics.sessionLost();
             logger.warn("etcd session lease {} ended: {}; its locks are lost", Long.toHexString(ended.leaseId()),
                     reason);
         }

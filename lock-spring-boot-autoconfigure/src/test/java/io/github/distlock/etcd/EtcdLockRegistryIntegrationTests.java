@@ -2,6 +2,7 @@ package io.github.distlock.etcd;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -164,7 +165,12 @@ class EtcdLockRegistryIntegrationTests {
             assertThat(entries).hasSize(1);
             KeyValue entry = entries.get(0);
             assertThat(text(entry.getKey())).startsWith(this.namespace + "orders%2F42%25/");
-            assertThat(text(entry.getValue())).isEqualTo("me/" + Thread.currentThread().getName());
+            String[] lines = text(entry.getValue()).split("\n");
+            assertThat(lines).hasSize(3);
+            assertThat(lines[0]).isEqualTo("me");
+            assertThat(lines[1]).isEqualTo(Thread.currentThread().getName());
+            assertThat(Instant.ofEpochMilli(Long.parseLong(lines[2])))
+                .isBetween(Instant.now().minus(LONG), Instant.now());
             assertThat(entry.getLease()).isNotZero();
             assertThat(entry.getCreateRevision()).isEqualTo(lock.getFence());
         }

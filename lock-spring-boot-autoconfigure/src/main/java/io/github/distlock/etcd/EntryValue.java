@@ -1,0 +1,46 @@
+package io.github.distlock.etcd;
+
+import java.time.Instant;
+
+import io.etcd.jetcd.ByteSequence;
+
+/**
+ * What a queue entry's value says about its writer: three lines, the owner identity, the thread
+ * name and the wall-clock time the entry was written (epoch milliseconds), so that
+ * {@code etcdctl get --prefix} and the actuator endpoint can tell who holds and who waits since
+ * when. Owner identities cannot contain line breaks (the builder rejects them); line breaks in
+ * thread names are replaced by spaces.
+ *
+ * @param owner the registry's owner identity
+ * @param thread the name of the acquiring thread, or {@code null} if the value does not record it
+ * @param queuedAt when the entry was written, or {@code null} if the value does not record it
+ */
+record EntryValue(String owner, String thread, Instant queuedAt) {
+
+    static ByteSequence encode(String owner, String thread, long epochMillis) {
+        return EtcdKeyspace.bytes(owner + '\n' + thread.replace('\n', ' ') + '\n' + epochMillis);
+    }
+
+    /** Reads a value; a value written by something else is shown whole as the owner. */
+    static EntryValue decode(ByteSequence value) {
+        String text = EtcdKeyspace.text(value);
+        int ownerEnd = text.indexOf('\n');
+        int threadEnd = text.lastIndexOf('\n');
+        if (ownerEnd < 0 || threadEnd == ownerEnd) {
+            return new EntryValue(text, null, null);
+        }
+        Instant queuedAt;
+        try {
+            queuedAt = Instant.ofEpochMilli(Long.parseLong(text.substring(threadEnd + 1)));
+        }
+        catch (NumberFormatException ex) {
+            return new EntryValue(text, null, null);
+        }
+        return new EntryValue(text.substring(0, ownerEnd), text.substring(ownerEnd + 1, threadEnd), queuedAt);
+    }
+
+    /** {@code owner/thread}: how errors and {@code FencedLock.getHolder()} name the writer. */
+    String describe() {
+        return (this.thread != null) ? this.owner + '/' + this.thread : this.owner;
+    }
+}

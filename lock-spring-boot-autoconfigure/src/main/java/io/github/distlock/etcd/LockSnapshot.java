@@ -1,0 +1,45 @@
+package io.github.distlock.etcd;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * One lock as etcd showed it in one read: who holds it and who is queued behind, oldest first.
+ * Read by {@link EtcdLockRegistry#describeLock(String)} and
+ * {@link EtcdLockRegistry#describeLocks(int)}; the entries may belong to any process.
+ *
+ * @param key the lock key
+ * @param holder the entry that owns the lock (the oldest), or {@code null} if the lock is free
+ * @param waiters the entries queued behind the holder, in the order they will be served
+ */
+public record LockSnapshot(String key, Entry holder, List<Entry> waiters) {
+
+    /**
+     * Creates a snapshot.
+     * @param key the lock key
+     * @param holder the owning entry, or {@code null}
+     * @param waiters the queued entries, oldest first
+     */
+    public LockSnapshot {
+        waiters = List.copyOf(waiters);
+    }
+
+    /**
+     * One entry of a lock's queue.
+     *
+     * @param owner owner identity of the registry that wrote it (for example
+     * {@code orders@host-1:4242})
+     * @param thread name of the thread that asked for the lock, or {@code null} if not recorded
+     * @param fence the entry's create revision: the fence of the hold it is or will become
+     * @param queuedAt when the entry was written, by the writer's clock: for the holder, when it
+     * asked for the lock (it holds it since then, or since its predecessor released it), or
+     * {@code null} if not recorded
+     * @param leaseId the etcd lease the entry is attached to, in hex as etcd tools show it
+     * @param leaseTimeToLive how long the lease lives without another keep-alive, whole seconds as
+     * etcd reports them, or {@code null} if the lease had just expired
+     */
+    public record Entry(String owner, String thread, long fence, Instant queuedAt, String leaseId,
+            Duration leaseTimeToLive) {
+    }
+}

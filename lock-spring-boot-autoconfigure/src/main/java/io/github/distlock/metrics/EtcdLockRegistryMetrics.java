@@ -1,0 +1,100 @@
+package io.github.distlock.metrics;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.etcd.EtcdLockStatistics;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.springframework.util.Assert;
+
+/**
+ * Meters of an {@link EtcdLockRegistry}, for every acquisition whether through
+ * {@code @DistributedLock} or the {@code LockRegistry} API, tagged with the registry's
+ * {@code namespace}:
+ * <ul>
+ * <li>{@code distributed.lock.acquisitions}: counter tagged {@code outcome} ({@code acquired},
+ * {@code timeout}, {@code failed});</li>
+ * <li>{@code distributed.lock.holds.lost}: counter of holds that ended without unlock;</li>
+ * <li>{@code distributed.lock.backend.errors}: counter of etcd requests that failed or timed out;</li>
+ * <li>{@code distributed.lock.holds}: gauge of locks held right now;</li>
+ * <li>{@code distributed.lock.waiting}: gauge of threads waiting for a lock right now;</li>
+ * <li>{@code distributed.lock.session.alive}: gauge, 1 while the session lease is renewed, else 0;</li>
+ * <li>{@code distributed.lock.session.renewal.age}: time gauge, how long ago the latest
+ * acknowledged keep-alive was sent (below a third of the TTL when healthy; 0 before the first
+ * session);</li>
+ * <li>{@code distributed.lock.sessions.lost}: counter of session leases lost.</li>
+ * </ul>
+ * Lock keys are never tags. Gauges are read when scraped; the counters read running totals.
+ */
+public class EtcdLockRegistryMetrics implements MeterBinder {
+
+    private final EtcdLockRegistry registry;
+
+    /**
+     * Creates the binder.
+     * @param registry the registry to measure
+     */
+    public EtcdLockRegistryMetrics(EtcdLockRegistry registry) {
+        Assert.notNull(registry, "registry must not be null");
+        this.registry = registry;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry meterRegistry) {
+        Tags tags = Tags.of("namespace", this.registry.getNamespace());
+        EtcdLockStatistics statistics = this.registry.getStatistics();
+        acquisitions(meterRegistry, tags, "acquired", statistics, EtcdLockStatistics::getAcquired);
+        acquisitions(meterRegistry, tags, "timeout", statistics, EtcdLockStatistics::getTimedOut);
+        acquisitions(meterRegistry, tags, "failed", statistics, EtcdLockStatistics::getFailed);
+        FunctionCounter.builder("distributed.lock.holds.lost", statistics, EtcdLockStatistics::getHoldsLost)
+            .description("Distributed locks lost while held: lease expired or entry deleted")
+            .tags(tags)
+            .register(meterRegistry);
+        FunctionCounter.builder("distributed.lock.backend.errors", statistics, EtcdLockStatistics::getBackendErrors)
+            .description("etcd requests of the lock registry that failed or timed out")
+            .tags(tags)
+            .register(meterRegistry);
+        FunctionCounter.builder("distributed.lock.sessions.lost", statistics, EtcdLockStatistics::getSessionsLost)
+            .description("Session leases lost because etcd acknowledged no keep-alive within the TTL")
+            .tags(tags)
+            .register(meterRegistry);
+        Gauge.builder("distributed.lock.holds", this.registry, EtcdLockRegistry::getHeldLockCount)
+            .description("Distributed locks held by this process right now")
+            .tags(tags)
+            .register(meterRegistry);
+        Gauge.builder("distributed.lock.waiting", this.registry, EtcdLockRegistry::getWaitingThreadCount)
+            .description("Threads of this process waiting for a distributed lock right now")
+            .tags(tags)
+            .register(meterRegistry);
+        Gauge.builder("distributed.lock.session.alive", this.registry, r -> r.isSessionAlive() ? 1 : 0)
+            .description("1 while the lock session lease is renewed by etcd, 0 otherwise")
+            .tags(tags)
+            .register(meterRegistry);
+        TimeGauge.builder("distributed.lock.session.renewal.age", this.registry, TimeUnit.NANOSECONDS,
+                EtcdLockRegistryMetrics::renewalAgeNanos)
+            .description("Time since the latest keep-alive of the session lease that etcd acknowledged was sent")
+            .tags(tags)
+            .register(meterRegistry);
+    }
+
+    private static void acquisitions(MeterRegistry meterRegistry, Tags tags, String outcome,
+            EtcdLockStatistics statistics, ToDoubleFunction<EtcdLockStatistics> count) {
+        FunctionCounter.builder("distributed.lock.acquisitions", statistics, count)
+            .description("Acquisitions of distributed locks by outcome")
+            .tags(tags)
+            .tag("outcome", outcome)
+            .register(meterRegistry);
+    }
+
+    private static double renewalAgeNanos(EtcdLockRegistry registry) {
+        Duration age = registry.getSessionRenewalAge();
+        return (age != null) ? age.toNanos() : 0;
+    }
+}
