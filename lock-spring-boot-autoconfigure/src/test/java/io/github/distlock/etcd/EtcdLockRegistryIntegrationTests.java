@@ -234,9 +234,15 @@ class EtcdLockRegistryIntegrationTests {
         }
         assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
             .satisfies(ex -> assertThat(ex.getKey()).isEqualTo(this.key));
+        EtcdLockStatistics statistics = this.registry.getStatistics();
+        assertThat(statistics.getHoldsLost()).as("holds lost").isEqualTo(1);
+        assertThat(statistics.getSessionsLost()).as("sessions lost").isEqualTo(1);
+        assertThat(statistics.getBackendErrors()).as("failed keep-alives").isPositive();
+        assertThat(this.registry.getHeldLockCount()).isZero();
         FencedLock again = this.registry.obtain(this.key, true);
         assertThat(again.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
         assertThat(again.getFence()).isGreaterThan(fence);
+        assertThat(statistics.getAcquired()).isEqualTo(2);
         again.unlock();
     }
 
@@ -255,6 +261,9 @@ class EtcdLockRegistryIntegrationTests {
         assertThatThrownBy(lock::lock).isInstanceOf(LockAcquisitionException.class);
         // lock() gives up once etcd failed for longer than the request timeout (2 s here).
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2 + 3));
+        assertThat(this.registry.getStatistics().getFailed()).isEqualTo(2);
+        assertThat(this.registry.getStatistics().getBackendErrors()).isGreaterThanOrEqualTo(2);
+        assertThat(this.registry.getStatistics().getAcquired()).isZero();
         etcd.cluster().member(0).restart();
         assertThat(lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
         lock.unlock();

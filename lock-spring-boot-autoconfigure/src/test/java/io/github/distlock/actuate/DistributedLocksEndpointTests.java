@@ -1,0 +1,83 @@
+package io.github.distlock.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+
+import io.etcd.jetcd.Client;
+import io.github.distlock.FencedLock;
+import io.github.distlock.actuate.DistributedLocksEndpoint.EntryDescriptor;
+import io.github.distlock.actuate.DistributedLocksEndpoint.LockDescriptor;
+import io.github.distlock.actuate.DistributedLocksEndpoint.LocksDescriptor;
+import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.testsupport.EtcdClusterExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link DistributedLocksEndpoint} against a real etcd: what its operations answer (the JSON over
+ * HTTP is covered by the sample application's tests).
+ */
+class DistributedLocksEndpointTests {
+
+    @RegisterExtension
+    static final EtcdClusterExtension etcd = EtcdClusterExtension.single();
+
+    private Client client;
+
+    private EtcdLockRegistry registry;
+
+    private DistributedLocksEndpoint endpoint;
+
+    @BeforeEach
+    void setUp() {
+        this.client = etcd.newClient();
+        this.registry = EtcdLockRegistry.builder(this.client)
+            .namespace("/endpoint-" + UUID.randomUUID() + "/")
+            .leaseTtl(Duration.ofSeconds(10))
+            .ownerIdentity("orders@host-1:7")
+            .endpoints(etcd.clientEndpoints())
+            .build();
+        this.endpoint = new DistributedLocksEndpoint(this.registry);
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.registry.close();
+        this.client.close();
+    }
+
+    @Test
+    void showsAKeyWithSlashesFromItsPathSegmentsAndTheWholeNamespace() {
+        FencedLock lock = this.registry.obtain("orders/42");
+        lock.lock();
+        try {
+            LockDescriptor one = this.endpoint.lock(new String[] { "orders", "42" });
+            assertThat(one.key()).isEqualTo("orders/42");
+            EntryDescriptor holder = one.holder();
+            assertThat(holder).isNotNull();
+            assertThat(holder.owner()).isEqualTo("orders@host-1:7");
+            assertThat(holder.thread()).isEqualTo(Thread.currentThread().getName());
+            assertThat(holder.fence()).isEqualTo(lock.getFence());
+            assertThat(Instant.parse(holder.queuedAt())).isBefore(Instant.now().plusSeconds(1));
+            assertThat(holder.leaseTimeToLiveSeconds()).isBetween(0L, 10L);
+            assertThat(one.waiters()).isEmpty();
+
+            LocksDescriptor all = this.endpoint.locks();
+            assertThat(all.namespace()).isEqualTo(this.registry.getNamespace());
+            assertThat(all.truncated()).isFalse();
+            assertThat(all.locks()).containsExactly(one);
+        }
+        finally {
+            lock.unlock();
+        }
+        LockDescriptor free = this.endpoint.lock(new String[] { "orders", "42" });
+        assertThat(free.holder()).isNull();
+        assertThat(free.waiters()).isEmpty();
+        assertThat(this.endpoint.locks().locks()).isEmpty();
+    }
+}

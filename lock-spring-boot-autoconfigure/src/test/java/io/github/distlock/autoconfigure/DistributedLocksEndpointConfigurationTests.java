@@ -1,0 +1,63 @@
+package io.github.distlock.autoconfigure;
+
+import io.github.distlock.actuate.DistributedLocksEndpoint;
+import io.github.distlock.metrics.EtcdLockRegistryMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.convert.ApplicationConversionService;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * When the {@code distributedlocks} endpoint and the registry's meters are configured.
+ */
+class DistributedLocksEndpointConfigurationTests {
+
+    private static final String ACCESS = "management.endpoint.distributedlocks.access=read-only";
+
+    private static final String EXPOSURE = "management.endpoints.web.exposure.include=health,distributedlocks";
+
+    // Binds "read-only" to Access.READ_ONLY the way SpringApplication's environment does.
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+        .withInitializer((context) -> context.getEnvironment().setConversionService(new ApplicationConversionService()))
+        .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class));
+
+    @Test
+    void endpointIsOffByDefaultEvenWhenExposed() {
+        this.contextRunner.withPropertyValues(EXPOSURE)
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLocksEndpoint.class));
+    }
+
+    @Test
+    void endpointNeedsAccessAndExposure() {
+        this.contextRunner.withPropertyValues(ACCESS)
+            .run((context) -> assertThat(context).doesNotHaveBean(DistributedLocksEndpoint.class));
+        this.contextRunner.withPropertyValues(ACCESS, EXPOSURE)
+            .run((context) -> assertThat(context).hasSingleBean(DistributedLocksEndpoint.class));
+    }
+
+    @Test
+    void endpointBacksOffWithoutActuatorOrForTheInMemoryStore() {
+        this.contextRunner.withPropertyValues(ACCESS, EXPOSURE)
+            .withClassLoader(new FilteredClassLoader(Endpoint.class.getPackageName(),
+                    "org.springframework.boot.actuate.autoconfigure"))
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLocksEndpoint.class));
+        this.contextRunner.withPropertyValues(ACCESS, EXPOSURE, "distributed-lock.store=in-memory")
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLocksEndpoint.class));
+    }
+
+    @Test
+    void registryMetersNeedAMeterRegistryAndAnEtcdRegistry() {
+        this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(EtcdLockRegistryMetrics.class));
+        this.contextRunner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+            .run((context) -> assertThat(context).hasSingleBean(EtcdLockRegistryMetrics.class));
+        this.contextRunner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+            .withPropertyValues("distributed-lock.store=in-memory")
+            .run((context) -> assertThat(context).doesNotHaveBean(EtcdLockRegistryMetrics.class));
+    }
+}
