@@ -113,7 +113,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                     "the thread was interrupted while waiting", ex);
         }
         finally {
-            metrics().waited(operation.fair(), outcome, System.nanoTime() - start);
+            metrics().waited(lock.getKey(), operation.fair(), outcome, System.nanoTime() - start);
         }
     }
 
@@ -152,7 +152,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                 failure.addSuppressed(ex);
             }
         }
-        metrics().held(operation.fair(), ended, System.nanoTime() - heldSince);
+        metrics().held(lock.getKey(), operation.fair(), ended, System.nanoTime() - heldSince);
         if (failure != null) {
             throw failure;
         }

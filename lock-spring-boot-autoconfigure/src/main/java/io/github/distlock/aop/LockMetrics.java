@@ -18,20 +18,22 @@ public interface LockMetrics {
 
     /**
      * Records the end of a wait for a lock.
+     * @param key the lock key (unbounded in general: not a safe meter tag as such)
      * @param fair whether the call waited fairly
      * @param outcome how the wait ended
      * @param nanos how long it took
      */
-    default void waited(boolean fair, WaitOutcome outcome, long nanos) {
+    default void waited(String key, boolean fair, WaitOutcome outcome, long nanos) {
     }
 
     /**
      * Records the end of a hold that a {@link WaitOutcome#ACQUIRED} wait started.
+     * @param key the lock key
      * @param fair whether the lock was taken fairly
      * @param outcome how the hold ended
      * @param nanos how long the lock was held
      */
-    default void held(boolean fair, HoldOutcome outcome, long nanos) {
+    default void held(String key, boolean fair, HoldOutcome outcome, long nanos) {
     }
 
     /** How a wait for a lock ended. */

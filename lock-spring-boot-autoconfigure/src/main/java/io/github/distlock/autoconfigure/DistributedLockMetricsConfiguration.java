@@ -24,8 +24,8 @@ class DistributedLockMetricsConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LockMetrics distributedLockMetrics(MeterRegistry meterRegistry) {
-        return new MicrometerLockMetrics(meterRegistry);
+    LockMetrics distributedLockMetrics(MeterRegistry meterRegistry, DistributedLockProperties properties) {
+        return new MicrometerLockMetrics(meterRegistry, properties.getMetrics().getMaxKeyTags());
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -53,6 +53,8 @@ public class DistributedLockProperties {
 
     private final Etcd etcd = new Etcd();
 
+    private final Metrics metrics = new Metrics();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -98,6 +100,10 @@ public class DistributedLockProperties {
         return this.etcd;
     }
 
+    public Metrics getMetrics() {
+        return this.metrics;
+    }
+
     @Override
     public String toString() {
         return new ToStringCreator(this).append("enabled", this.enabled)
@@ -106,7 +112,36 @@ public class DistributedLockProperties {
             .append("aspectOrder", this.aspectOrder)
             .append("ownerIdentity", this.ownerIdentity)
             .append("etcd", this.etcd)
+            .append("metrics", this.metrics)
             .toString();
+    }
+
+    /** Meters of @DistributedLock calls. */
+    public static class Metrics {
+
+        /**
+         * How many distinct lock keys get a 'key' tag of their own on the wait and hold timers and
+         * the lost counter; later keys are tagged 'other'. 0 tags no key. Only for applications
+         * with a small, fixed set of keys: each tagged key makes time series of its own.
+         */
+        private int maxKeyTags = 0;
+
+        public int getMaxKeyTags() {
+            return this.maxKeyTags;
+        }
+
+        public void setMaxKeyTags(int maxKeyTags) {
+            if (maxKeyTags < 0) {
+                throw new IllegalArgumentException(
+                        "distributed-lock.metrics.max-key-tags must not be negative, but is '" + maxKeyTags + "'");
+            }
+            this.maxKeyTags = maxKeyTags;
+        }
+
+        @Override
+        public String toString() {
+            return new ToStringCreator(this).append("maxKeyTags", this.maxKeyTags).toString();
+        }
     }
 
     /** Where locks are kept. */

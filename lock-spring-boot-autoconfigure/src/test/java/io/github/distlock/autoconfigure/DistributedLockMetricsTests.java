@@ -87,6 +87,29 @@ class DistributedLockMetricsTests {
     }
 
     @Test
+    void keysBecomeTagsOnlyWhenOptedIntoAndOnlyUpToTheBound() {
+        this.contextRunner.withUserConfiguration(MeteredJobs.class)
+            .withPropertyValues("distributed-lock.metrics.max-key-tags=2")
+            .run((context) -> {
+                Jobs jobs = context.getBean(Jobs.class);
+                for (String id : new String[] { "order-1", "order-2", "order-3", "order-4", "order-1" }) {
+                    jobs.activeDuring(id);
+                }
+                MeterRegistry meters = context.getBean(MeterRegistry.class);
+                assertThat(meters.get("distributed.lock.held").timers())
+                    .extracting((timer) -> timer.getId().getTag("key"))
+                    .containsExactlyInAnyOrder("job:order-1", "job:order-2", MicrometerLockMetrics.OTHER_KEYS);
+                assertThat(meters.get("distributed.lock.held").tag("key", "job:order-1").timer().count()).isEqualTo(2);
+                assertThat(meters.get("distributed.lock.held").tag("key", MicrometerLockMetrics.OTHER_KEYS).timer()
+                    .count()).isEqualTo(2);
+            });
+        this.contextRunner.withPropertyValues("distributed-lock.metrics.max-key-tags=-1")
+            .run((context) -> assertThat(context).getFailure()
+                .rootCause()
+                .hasMessageContaining("distributed-lock.metrics.max-key-tags must not be negative, but is '-1'"));
+    }
+
+    @Test
     void countsTimeoutsOfSkippedAndFailedCalls() {
         this.contextRunner.withUserConfiguration(MeteredJobs.class).run((context) -> {
             MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -218,7 +241,7 @@ class DistributedLockMetricsTests {
         int waits;
 
         @Override
-        public void waited(boolean fair, WaitOutcome outcome, long nanos) {
+        public void waited(String key, boolean fair, WaitOutcome outcome, long nanos) {
             this.waits++;
         }
     }
