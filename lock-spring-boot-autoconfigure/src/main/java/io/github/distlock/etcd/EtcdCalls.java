@@ -8,6 +8,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
+import io.grpc.Status;
 
 /** Bounded waits on jetcd futures. */
 final class EtcdCalls {
@@ -75,6 +76,10 @@ final class EtcdCalls {
         Throwable cause = failure;
         while (cause != null) {
             if (cause instanceof EtcdException etcd && etcd.getErrorCode() == ErrorCode.NOT_FOUND) {
+                return true;
+            }
+            // Some calls (lease revoke) fail with the bare gRPC status rather than an EtcdException.
+            if (Status.fromThrowable(cause).getCode() == Status.Code.NOT_FOUND) {
                 return true;
             }
             cause = cause.getCause();
