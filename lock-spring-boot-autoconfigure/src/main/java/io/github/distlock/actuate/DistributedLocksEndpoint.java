@@ -76,7 +76,8 @@ public class DistributedLocksEndpoint {
     /**
      * One lock.
      * @param key the lock key
-     * @param holder the entry that holds the lock, or {@code null} if it is free
+     * @param holder the entry that holds the lock, or {@code null} (left out of the JSON) if it
+     * is free
      * @param waiters the entries queued behind it, in the order they will be served
      */
     public record LockDescriptor(String key, @Nullable EntryDescriptor holder,
