@@ -16,6 +16,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.github.distlock.FencedLock;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.testsupport.EtcdClusterExtension;
+import io.github.distlock.testsupport.FaultInjectionTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,7 @@ import static org.awaitility.Awaitility.await;
  * timeouts at the extremes behave like {@link java.util.concurrent.locks.ReentrantLock}'s, and
  * nothing is left behind in etcd.
  */
+@FaultInjectionTest
 class BadInputIntegrationTests {
 
     @RegisterExtension

@@ -13,6 +13,7 @@ import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.testsupport.EtcdClusterExtension;
+import io.github.distlock.testsupport.FaultInjectionTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,7 @@ import static org.awaitility.Awaitility.await;
  * etcd restores leases on restart, so holds survive (README, "When etcd is down"), calls made
  * while it is down end within their bounds (G10), and waiting resumes once it is back.
  */
+@FaultInjectionTest
 class EtcdRestartIntegrationTests {
 
     @RegisterExtension
