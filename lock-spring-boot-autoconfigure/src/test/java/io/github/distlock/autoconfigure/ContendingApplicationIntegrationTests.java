@@ -91,7 +91,7 @@ class ContendingApplicationIntegrationTests {
     void fairWaitersAreServedInTheOrderTheyQueued() throws Exception {
         JvmProcess first = this.processes.get(0);
         first.sendLine("hold");
-        first.awaitLine("HOLDING"::equals, WORK_TIMEOUT);
+        first.awaitLine(line -> line.startsWith("HOLDING "), WORK_TIMEOUT);
         this.processes.get(1).sendLine("fair 1");
         awaitQueueLength(2);
         this.processes.get(2).sendLine("fair 1");

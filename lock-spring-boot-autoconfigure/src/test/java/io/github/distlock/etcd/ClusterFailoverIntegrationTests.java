@@ -7,14 +7,16 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
+import io.github.distlock.testsupport.CriticalSectionChecker;
+import io.github.distlock.testsupport.CriticalSectionChecker.Report;
 import io.github.distlock.testsupport.EtcdCluster;
 import io.github.distlock.testsupport.EtcdClusterExtension;
+import io.github.distlock.testsupport.FaultInjectionTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,6 +28,7 @@ import static org.awaitility.Awaitility.await;
  * G11: with a 3-member cluster, losing the leader or another member breaks no guarantee, and work
  * resumes once the cluster has a leader.
  */
+@FaultInjectionTest
 class ClusterFailoverIntegrationTests {
 
     @RegisterExtension
@@ -66,11 +69,8 @@ class ClusterFailoverIntegrationTests {
         cluster.member(follower).restart();
 
         contention.awaitDone(Duration.ofMinutes(2));
-        assertThat(contention.overlaps.get()).as("overlapping holds").isZero();
-        assertThat(contention.fenceRegressions).as("fences that did not increase").isEmpty();
-        assertThat(contention.acquisitions.get()).as("completed iterations").isEqualTo(target);
+        contention.assertGuaranteesKept("leader killed, then a follower killed and restarted");
         assertThat(contention.lost.get()).as("holds lost to the failover (lease TTL 5 s)").isZero();
-        assertThat(contention.unexpected).as("unexpected failures").isEmpty();
     }
 
     @Test
@@ -93,10 +93,7 @@ class ClusterFailoverIntegrationTests {
             cluster.member(leader).resume();
         }
         contention.awaitDone(Duration.ofMinutes(2));
-        assertThat(contention.overlaps.get()).as("overlapping holds").isZero();
-        assertThat(contention.fenceRegressions).as("fences that did not increase").isEmpty();
-        assertThat(contention.acquisitions.get()).as("completed iterations").isEqualTo(target);
-        assertThat(contention.unexpected).as("unexpected failures").isEmpty();
+        contention.assertGuaranteesKept("leader frozen (SIGSTOP) and resumed");
     }
 
     private EtcdLockRegistry newRegistry(String owner) {
@@ -123,25 +120,22 @@ class ClusterFailoverIntegrationTests {
 
     /**
      * Threads on several registries acquiring one key until {@code target} acquisitions complete,
-     * retrying acquisitions that fail while the cluster has no leader, and checking every hold.
+     * retrying acquisitions that fail while the cluster has no leader, and journaling every hold
+     * for the {@link CriticalSectionChecker}.
      */
     private static final class Contention {
 
         final AtomicInteger acquisitions = new AtomicInteger();
 
-        final AtomicInteger overlaps = new AtomicInteger();
-
         final AtomicInteger lost = new AtomicInteger();
 
         final AtomicInteger retries = new AtomicInteger();
 
-        final Queue<String> fenceRegressions = new ConcurrentLinkedQueue<>();
+        private final AtomicInteger sections = new AtomicInteger();
 
-        final Queue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+        private final Queue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
 
-        private final AtomicInteger inside = new AtomicInteger();
-
-        private final AtomicLong lastFence = new AtomicLong();
+        private final CriticalSectionChecker checker = new CriticalSectionChecker();
 
         private final List<Thread> threads = new ArrayList<>();
 
@@ -150,8 +144,10 @@ class ClusterFailoverIntegrationTests {
         Contention(List<EtcdLockRegistry> registries, String key, int threadCount, int target) {
             this.target = target;
             for (int t = 0; t < threadCount; t++) {
-                FencedLock lock = registries.get(t % registries.size()).obtain(key, t % 2 == 0);
-                Thread thread = new Thread(() -> run(lock), "contender-" + t);
+                EtcdLockRegistry registry = registries.get(t % registries.size());
+                FencedLock lock = registry.obtain(key, t % 2 == 0);
+                String process = "registry-" + (t % registries.size());
+                Thread thread = new Thread(() -> run(lock, process), "contender-" + t);
                 thread.setDaemon(true);
                 this.threads.add(thread);
             }
@@ -169,7 +165,18 @@ class ClusterFailoverIntegrationTests {
             }
         }
 
-        private void run(FencedLock lock) {
+        /** Fails on any overlap, fence regression or lost iteration, and reports the longest gap. */
+        void assertGuaranteesKept(String fault) {
+            assertThat(this.unexpected).as("unexpected failures").isEmpty();
+            Report report = this.checker.check(this.sections.get()).assertNoViolations();
+            assertThat(this.acquisitions.get()).as("completed iterations").isEqualTo(this.target);
+            System.out.printf("[failover] %s: %d critical sections, %d retried acquisitions, longest gap "
+                    + "without a holder %d ms (%s)%n", fault, report.completed(), this.retries.get(),
+                    report.longestGapMillis(), report.longestGapAt());
+        }
+
+        private void run(FencedLock lock, String process) {
+            String thread = Thread.currentThread().getName();
             while (this.acquisitions.get() < this.target) {
                 try {
                     if (!lock.tryLock(20, TimeUnit.SECONDS)) {
@@ -188,19 +195,14 @@ class ClusterFailoverIntegrationTests {
                     this.unexpected.add(ex);
                     return;
                 }
+                long fence = lock.getFence();
                 try {
-                    if (this.inside.incrementAndGet() != 1) {
-                        this.overlaps.incrementAndGet();
-                    }
-                    long fence = lock.getFence();
-                    long previous = this.lastFence.getAndSet(fence);
-                    if (fence <= previous) {
-                        this.fenceRegressions.add(previous + " -> " + fence);
-                    }
+                    this.checker.enter(process, thread, fence);
                     if (this.acquisitions.get() < this.target) {
                         this.acquisitions.incrementAndGet();
                     }
-                    this.inside.decrementAndGet();
+                    this.checker.exit(process, thread, fence);
+                    this.sections.incrementAndGet();
                 }
                 finally {
                     try {

@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
+import io.github.distlock.testsupport.CriticalSectionChecker;
+import io.github.distlock.testsupport.CriticalSectionChecker.Kind;
 
 /**
  * A separate JVM that contends for locks on command, for the multi-process tests.
@@ -26,10 +28,11 @@ import io.github.distlock.FencedLock;
  * <ul>
  * <li>{@code LOOP <threads> <iterations> <fair|unfair|mixed> <hold millis>}: contend, journaling
  * every entry and exit, then print {@code DONE <acquisitions>};</li>
- * <li>{@code ACQUIRE <label>}: a new thread takes the fair lock, journals {@code <label>}, releases;</li>
+ * <li>{@code ACQUIRE <label>}: a new thread takes the fair lock, journals entry and exit as thread
+ * {@code <label>}, releases;</li>
  * <li>{@code HOLD}: take the lock and keep it, printing {@code HOLDING <fence>}.</li>
  * </ul>
- * The journal is appended with one {@code write} per line to a file opened in append mode, so lines
+ * The journal ({@link CriticalSectionChecker#parseLine} reads its lines) is appended with one {@code write} per line to a file opened in append mode, so lines
  * of all processes land whole and in the order they were written. A shutdown hook closes the
  * registry, as a Spring context would on SIGTERM.
  */
@@ -90,9 +93,9 @@ public final class LockWorkerMain {
                 for (int i = 0; i < iterations; i++) {
                     lock.lock();
                     try {
-                        log.write("ENTER " + thread + " " + lock.getFence());
+                        log.write(Kind.ENTER, thread, lock.getFence());
                         TimeUnit.MILLISECONDS.sleep(holdMillis);
-                        log.write("EXIT " + thread + " " + lock.getFence());
+                        log.write(Kind.EXIT, thread, lock.getFence());
                         acquisitions.incrementAndGet();
                     }
                     catch (InterruptedException ex) {
@@ -117,7 +120,8 @@ public final class LockWorkerMain {
         Thread thread = new Thread(() -> {
             lock.lock();
             try {
-                log.write("ENTER " + label + " " + lock.getFence());
+                log.write(Kind.ENTER, label, lock.getFence());
+                log.write(Kind.EXIT, label, lock.getFence());
                 System.out.println("ACQUIRED " + label + " " + lock.getFence());
             }
             finally {
@@ -139,9 +143,11 @@ public final class LockWorkerMain {
             this.process = process;
         }
 
-        synchronized void write(String event) {
+        synchronized void write(Kind kind, String thread, long fence) {
+            String line = CriticalSectionChecker.journalLine(kind, this.process, thread, fence,
+                    System.currentTimeMillis(), true);
             try {
-                this.out.write((this.process + " " + event + "\n").getBytes(StandardCharsets.UTF_8));
+                this.out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
                 this.out.flush();
             }
             catch (IOException ex) {

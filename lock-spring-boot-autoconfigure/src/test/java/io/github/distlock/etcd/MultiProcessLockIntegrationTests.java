@@ -14,7 +14,11 @@ import java.util.function.Consumer;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
 import io.github.distlock.FencedLock;
+import io.github.distlock.testsupport.CriticalSectionChecker;
+import io.github.distlock.testsupport.CriticalSectionChecker.Event;
+import io.github.distlock.testsupport.CriticalSectionChecker.Kind;
 import io.github.distlock.testsupport.EtcdClusterExtension;
+import io.github.distlock.testsupport.FaultInjectionTest;
 import io.github.distlock.testsupport.JvmProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,13 +29,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
  * Guarantees across separate JVMs sharing one etcd: mutual exclusion (G1), arrival order of fair
  * waiters (G2), increasing fences (G3) and release after a crash or a clean shutdown (G4).
  */
+@FaultInjectionTest
 class MultiProcessLockIntegrationTests {
 
     @RegisterExtension
@@ -79,21 +83,7 @@ class MultiProcessLockIntegrationTests {
         for (JvmProcess process : processes) {
             assertThat(process.awaitLine(line -> line.startsWith("DONE"), LONG)).isEqualTo("DONE " + threads * iterations);
         }
-        List<String[]> events = journalEvents();
-        assertThat(events).hasSize(3 * threads * iterations * 2);
-        long lastFence = 0;
-        for (int i = 0; i < events.size(); i += 2) {
-            String[] enter = events.get(i);
-            String[] exit = events.get(i + 1);
-            if (!enter[1].equals("ENTER") || !exit[1].equals("EXIT") || !enter[0].equals(exit[0])
-                    || !enter[2].equals(exit[2])) {
-                fail("Overlapping critical sections at journal line %d: %s / %s", i + 1, String.join(" ", enter),
-                        String.join(" ", exit));
-            }
-            long fence = Long.parseLong(enter[3]);
-            assertThat(fence).as("fence at journal line %d", i + 1).isGreaterThan(lastFence);
-            lastFence = fence;
-        }
+        journal().check(3 * threads * iterations).assertNoViolations();
     }
 
     @Test
@@ -120,8 +110,10 @@ class MultiProcessLockIntegrationTests {
                 String label = "p" + p + "-r1";
                 processes.get(p).awaitLine(line -> line.startsWith("ACQUIRED " + label), LONG);
             }
-            List<String> served = journalEvents().stream().map(event -> event[2]).toList();
-            assertThat(served).containsExactlyElementsOf(arrival);
+            CriticalSectionChecker journal = journal();
+            journal.check(arrival.size()).assertNoViolations();
+            assertThat(journal.events().stream().filter(event -> event.kind() == Kind.ENTER).map(Event::thread))
+                .containsExactlyElementsOf(arrival);
         }
         finally {
             registry.close();
@@ -198,11 +190,12 @@ class MultiProcessLockIntegrationTests {
         return started;
     }
 
-    private List<String[]> journalEvents() throws Exception {
-        if (!Files.exists(this.journal)) {
-            return List.of();
+    private CriticalSectionChecker journal() throws Exception {
+        CriticalSectionChecker checker = new CriticalSectionChecker();
+        if (Files.exists(this.journal)) {
+            checker.replay(Files.readAllLines(this.journal, StandardCharsets.UTF_8));
         }
-        return Files.readAllLines(this.journal, StandardCharsets.UTF_8).stream().map(line -> line.split(" ")).toList();
+        return checker;
     }
 
     private long entries(String key) throws Exception {

@@ -7,7 +7,9 @@ import java.util.concurrent.TimeUnit;
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
 import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.testsupport.CriticalSectionChecker;
 import io.github.distlock.testsupport.EtcdClusterExtension;
+import io.github.distlock.testsupport.FaultInjectionTest;
 import io.github.distlock.testsupport.JvmProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,6 +24,7 @@ import static org.awaitility.Awaitility.await;
  * the lock to another process, and when it runs again it must know (G5) and its fenced write must
  * be rejected by the resource (G3).
  */
+@FaultInjectionTest
 class PausedHolderIntegrationTests {
 
     @RegisterExtension
@@ -74,8 +77,12 @@ class PausedHolderIntegrationTests {
         this.holder.awaitLine("READY"::equals, LONG);
         this.holder.sendLine("HOLD");
         long staleFence = Long.parseLong(this.holder.awaitLine(line -> line.startsWith("HOLDING "), LONG).split(" ")[1]);
-        this.holder.sendLine("WRITE from-holder-before-pause");
-        this.holder.awaitLine(("WRITE ACCEPTED " + staleFence)::equals, LONG);
+        // What the resource saw, for the checker: the frozen holder's section has no exit, its
+        // lease ended it, so only writes and the new holder's section are recorded.
+        CriticalSectionChecker checker = new CriticalSectionChecker();
+        assertThat(recordWrite(checker, "frozen", this.holder.request("WRITE from-holder-before-pause",
+                line -> line.startsWith("WRITE "), LONG)))
+            .as("write before the pause accepted").isTrue();
 
         this.holder.pause();
         long pausedAt = System.nanoTime();
@@ -91,8 +98,9 @@ class PausedHolderIntegrationTests {
             assertThat(this.holder.isAlive()).isTrue();
             long fence = lock.getFence();
             assertThat(fence).isGreaterThan(staleFence);
+            checker.enter("test", "main", fence);
             FencedResource resource = new FencedResource(this.client, this.resourceName);
-            assertThat(resource.write(fence, "from-new-holder")).isTrue();
+            checker.write("test", "main", fence, resource.write(fence, "from-new-holder"));
 
             // Keep the holder frozen for three lease TTLs in all, then let it run again.
             long resumeAt = pausedAt + Duration.ofSeconds(3 * TTL_SECONDS).toNanos();
@@ -100,8 +108,10 @@ class PausedHolderIntegrationTests {
             this.holder.resume();
 
             // The stale holder carries on with its task first: the resource refuses its write...
-            this.holder.sendLine("WRITE from-stale-holder");
-            this.holder.awaitLine(("WRITE REJECTED " + staleFence)::equals, LONG);
+            recordWrite(checker, "frozen", this.holder.request("WRITE from-stale-holder",
+                    line -> line.startsWith("WRITE "), LONG));
+            checker.exit("test", "main", fence);
+            checker.check(1).assertNoViolations();
             // ...and the lock tells it that its hold is gone.
             this.holder.sendLine("CHECK");
             this.holder.awaitLine("LOCKED_BY_CURRENT_THREAD false"::equals, LONG);
@@ -119,5 +129,13 @@ class PausedHolderIntegrationTests {
         finally {
             lock.unlock();
         }
+    }
+
+    /** Records a {@code WRITE ACCEPTED|REJECTED <fence>} answer of the holder process. */
+    private static boolean recordWrite(CriticalSectionChecker checker, String process, String answer) {
+        String[] words = answer.split(" ");
+        boolean accepted = words[1].equals("ACCEPTED");
+        checker.write(process, "main", Long.parseLong(words[2]), accepted);
+        return accepted;
     }
 }

@@ -160,9 +160,28 @@ public final class JvmProcess implements AutoCloseable {
      * with the child's recent output in the message
      */
     public String awaitLine(Predicate<String> condition, Duration timeout) {
+        return awaitLineFrom(0, condition, timeout);
+    }
+
+    /**
+     * Sends a command and waits for its answer: the first stdout line printed after the command was
+     * sent that matches, so an earlier answer to the same command is not taken for this one.
+     * @return the matching line
+     * @throws AssertionError as {@link #awaitLine} does
+     */
+    public String request(String command, Predicate<String> answer, Duration timeout) {
+        int printedBefore;
+        synchronized (this.lines) {
+            printedBefore = this.lines.size();
+        }
+        sendLine(command);
+        return awaitLineFrom(printedBefore, answer, timeout);
+    }
+
+    private String awaitLineFrom(int firstIndex, Predicate<String> condition, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (this.lines) {
-            int checked = 0;
+            int checked = firstIndex;
             while (true) {
                 for (; checked < this.lines.size(); checked++) {
                     if (condition.test(this.lines.get(checked))) {

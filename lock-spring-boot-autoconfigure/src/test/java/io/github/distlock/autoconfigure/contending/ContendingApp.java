@@ -8,11 +8,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
+import io.github.distlock.aop.LockLostEvent;
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
 /**
@@ -22,12 +25,13 @@ import org.springframework.context.annotation.Import;
  * <ul>
  * <li>{@code run N} and {@code fair N}: call the unfair or the fair locked method N times, on a
  * thread of their own, then print {@code DONE run} or {@code DONE fair};</li>
- * <li>{@code hold}: take the lock fairly, print {@code HOLDING}, and keep it until
- * {@code release};</li>
+ * <li>{@code hold}: take the lock fairly, print {@code HOLDING <fence>}, and keep it until
+ * {@code release}, then print {@code DONE hold};</li>
  * <li>{@code exit}: shut the application down.</li>
  * </ul>
  * Failures are printed as {@code FAILED <command> <exception>}; a critical section entered while
- * another process was inside is printed as {@code OVERLAP}.
+ * another process was inside is printed as {@code OVERLAP}, and every {@link LockLostEvent} as
+ * {@code LOCK_LOST_EVENT <key> <fence>}.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -51,13 +55,21 @@ public class ContendingApp {
             switch (words[0]) {
                 case "run" -> executor.execute(() -> repeat(command, Integer.parseInt(words[1]), worker::work));
                 case "fair" -> executor.execute(() -> repeat(command, Integer.parseInt(words[1]), worker::workFairly));
-                case "hold" -> executor.execute(() -> report(command, () -> worker.hold(release)));
+                case "hold" -> executor.execute(() -> report(command, () -> {
+                    worker.hold(release);
+                    System.out.println("DONE hold");
+                }));
                 case "release" -> release.countDown();
                 default -> System.out.println("FAILED " + command + " unknown command");
             }
         }
         executor.shutdownNow();
         context.close();
+    }
+
+    @Bean
+    ApplicationListener<LockLostEvent> lockLostPrinter() {
+        return (event) -> System.out.println("LOCK_LOST_EVENT " + event.getKey() + " " + event.getFence());
     }
 
     private static void repeat(String command, int times, Step step) {

@@ -51,7 +51,7 @@ public class Worker {
     @DistributedLock(key = "'contended'", fair = true, waitTimeout = "60s")
     public void hold(CountDownLatch release) throws IOException, InterruptedException {
         enter();
-        System.out.println("HOLDING");
+        System.out.println("HOLDING " + LockContext.currentFence());
         release.await();
         leave();
     }

@@ -1,0 +1,201 @@
+package io.github.distlock.testsupport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.URI;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A TCP proxy on a free loopback port in front of one etcd member, that plays the network between
+ * a client and etcd: it forwards bytes, or {@link #reset() resets} every connection and refuses new
+ * ones, or {@link #stall() stalls} them (connections stay open, no byte gets through, as in a
+ * partition where packets are dropped), until {@link #restore()}.
+ *
+ * <p>Each connection uses two daemon threads, one per direction. A stalled connection's bytes are
+ * held, not dropped, and delivered after {@link #restore()}, as TCP would retransmit them.
+ */
+public final class TcpProxy implements AutoCloseable {
+
+    private enum Mode {
+        FORWARD, RESET, STALL
+    }
+
+    private final ServerSocket server;
+
+    private final InetSocketAddress target;
+
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+
+    private final Object modeChanged = new Object();
+
+    private volatile Mode mode = Mode.FORWARD;
+
+    private volatile boolean closed;
+
+    private TcpProxy(ServerSocket server, InetSocketAddress target) {
+        this.server = server;
+        this.target = target;
+    }
+
+    /** Starts a proxy to an etcd client URL such as {@code http://127.0.0.1:2379}. */
+    public static TcpProxy start(String targetEndpoint) {
+        URI uri = URI.create(targetEndpoint);
+        try {
+            ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            TcpProxy proxy = new TcpProxy(server, new InetSocketAddress(uri.getHost(), uri.getPort()));
+            Thread acceptor = new Thread(proxy::acceptLoop, "tcp-proxy-accept-" + server.getLocalPort());
+            acceptor.setDaemon(true);
+            acceptor.start();
+            return proxy;
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not start a proxy to " + targetEndpoint, ex);
+        }
+    }
+
+    /** The client URL of the proxy, for {@code Client.builder().endpoints(...)}. */
+    public String endpoint() {
+        return "http://127.0.0.1:" + this.server.getLocalPort();
+    }
+
+    /** Resets every open connection and refuses new ones (accepted, then reset) until {@link #restore()}. */
+    public void reset() {
+        synchronized (this.modeChanged) {
+            setMode(Mode.RESET);
+            this.sockets.forEach(TcpProxy::abort);
+        }
+    }
+
+    /** Stops forwarding bytes in both directions, on open and new connections, until {@link #restore()}. */
+    public void stall() {
+        setMode(Mode.STALL);
+    }
+
+    /** Forwards again; stalled bytes are delivered. */
+    public void restore() {
+        setMode(Mode.FORWARD);
+    }
+
+    @Override
+    public void close() {
+        this.closed = true;
+        setMode(Mode.RESET);
+        try {
+            this.server.close();
+        }
+        catch (IOException ex) {
+            // Closing anyway.
+        }
+        this.sockets.forEach(TcpProxy::abort);
+    }
+
+    private void setMode(Mode mode) {
+        synchronized (this.modeChanged) {
+            this.mode = mode;
+            this.modeChanged.notifyAll();
+        }
+    }
+
+    private void acceptLoop() {
+        while (!this.closed) {
+            Socket client;
+            try {
+                client = this.server.accept();
+            }
+            catch (IOException ex) {
+                return;
+            }
+            if (this.mode == Mode.RESET) {
+                abort(client);
+                continue;
+            }
+            Socket upstream = new Socket();
+            try {
+                upstream.connect(this.target, 5_000);
+            }
+            catch (IOException ex) {
+                abort(client);
+                abort(upstream);
+                continue;
+            }
+            // Registered under the mode lock, so that a reset() either sees these sockets or runs first.
+            synchronized (this.modeChanged) {
+                if (this.mode == Mode.RESET) {
+                    abort(client);
+                    abort(upstream);
+                    continue;
+                }
+                this.sockets.add(client);
+                this.sockets.add(upstream);
+            }
+            pump(client, upstream, "up");
+            pump(upstream, client, "down");
+        }
+    }
+
+    private void pump(Socket from, Socket to, String direction) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int read;
+                while ((read = in.read(buffer)) != -1) {
+                    if (!awaitForwarding()) {
+                        break;
+                    }
+                    out.write(buffer, 0, read);
+                    out.flush();
+                }
+            }
+            catch (IOException ex) {
+                // The connection was reset, by the proxy or a peer.
+            }
+            finally {
+                abort(from);
+                abort(to);
+                this.sockets.remove(from);
+                this.sockets.remove(to);
+            }
+        }, "tcp-proxy-" + direction + "-" + from.getPort());
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Waits while stalled; false if the connection is to be reset instead. */
+    private boolean awaitForwarding() {
+        synchronized (this.modeChanged) {
+            while (this.mode == Mode.STALL) {
+                try {
+                    this.modeChanged.wait();
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return this.mode == Mode.FORWARD;
+        }
+    }
+
+    /** Closes with an RST rather than a FIN, as a broken network path looks to the peer. */
+    private static void abort(Socket socket) {
+        try {
+            if (!socket.isClosed()) {
+                socket.setSoLinger(true, 0);
+                socket.close();
+            }
+        }
+        catch (SocketException ex) {
+            // Already reset.
+        }
+        catch (IOException ex) {
+            // Closing anyway.
+        }
+    }
+}
