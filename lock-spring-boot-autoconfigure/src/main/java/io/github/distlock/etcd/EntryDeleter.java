@@ -1,5 +1,6 @@
 package io.github.distlock.etcd;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -23,22 +24,30 @@ final class EntryDeleter {
 
     private final long requestTimeoutNanos;
 
-    private final EtcdLockStatistics statistics;
+    private final BackendFailures failures;
 
-    EntryDeleter(ScheduledExecutorService scheduler, long requestTimeoutNanos, EtcdLockStatistics statistics) {
+    EntryDeleter(ScheduledExecutorService scheduler, long requestTimeoutNanos, BackendFailures failures) {
         this.scheduler = scheduler;
         this.requestTimeoutNanos = requestTimeoutNanos;
-        this.statistics = statistics;
+        this.failures = failures;
     }
 
-    void deleteUntilGone(QueueEntry entry) {
-        attempt(entry, 1, FIRST_RETRY_MILLIS);
+    /**
+     * Deletes the entry's key, retrying in the background.
+     * @return completes once etcd confirmed the delete or the entry's session ended; never
+     * exceptionally
+     */
+    CompletableFuture<Void> deleteUntilGone(QueueEntry entry) {
+        CompletableFuture<Void> gone = new CompletableFuture<>();
+        attempt(entry, 1, FIRST_RETRY_MILLIS, gone);
+        return gone;
     }
 
-    private void attempt(QueueEntry entry, int attempt, long nextDelayMillis) {
+    private void attempt(QueueEntry entry, int attempt, long nextDelayMillis, CompletableFuture<Void> gone) {
         if (entry.session().ended().isDone()) {
             // The lease takes the key with it; later entries have another lease in their keys.
             entry.sessionOver();
+            gone.complete(null);
             return;
         }
         entry.compareAndDelete()
@@ -46,19 +55,21 @@ final class EntryDeleter {
             .whenComplete((response, failure) -> {
                 if (failure == null) {
                     entry.confirmedGone();
+                    gone.complete(null);
                     if (attempt > 1) {
                         logger.info("Deleted lock entry {} after {} attempts", entry.describeKey(), attempt);
                     }
                     return;
                 }
-                this.statistics.backendError();
+                this.failures.record();
                 if (attempt == 1 || attempt % 10 == 0) {
                     logger.warn("Could not delete lock entry {} (attempt {}: {}); retrying in the background",
                             entry.describeKey(), attempt, EtcdCalls.describe(failure));
                 }
                 try {
                     this.scheduler.schedule(() -> attempt(entry, attempt + 1,
-                            Math.min(nextDelayMillis * 2, MAX_RETRY_MILLIS)), nextDelayMillis, TimeUnit.MILLISECONDS);
+                            Math.min(nextDelayMillis * 2, MAX_RETRY_MILLIS), gone), nextDelayMillis,
+                            TimeUnit.MILLISECONDS);
                 }
                 catch (RuntimeException rejected) {
                     // Scheduler shut down with the registry: the lease revoke on close removes the key.

@@ -102,6 +102,8 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
 
     private final EtcdLockStatistics statistics = new EtcdLockStatistics();
 
+    private final BackendFailures failures;
+
     private final LockInspector inspector;
 
     private volatile boolean closed;
@@ -134,11 +136,12 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         executor.setRemoveOnCancelPolicy(true);
         this.scheduler = executor;
         this.dispatcher = new WatchDispatcher(this.client.getWatchClient(), this.keyspace, this.scheduler);
-        this.deleter = new EntryDeleter(this.scheduler, this.requestTimeoutNanos, this.statistics);
+        this.failures = new BackendFailures(this.statistics, ChannelReconnect.of(this.client));
+        this.deleter = new EntryDeleter(this.scheduler, this.requestTimeoutNanos, this.failures);
         this.inspector = new LockInspector(this.client, this.keyspace, this.requestTimeoutNanos, this.endpoints);
         RaftTerms terms = new RaftTerms();
         this.sessions = new SessionKeeper(this.client, this.keyspace, this.leaseTtlSeconds, this.requestTimeoutNanos,
-                this.scheduler, terms, this.statistics);
+                this.scheduler, terms, this.statistics, this.failures);
         this.queue = new LockQueue(this.client.getKVClient(), this.dispatcher, this.deleter, this.requestTimeoutNanos,
                 TimeUnit.SECONDS.toNanos(this.leaseTtlSeconds), terms, this::onHoldLost,
                 this.sessions::sweepForGhosts);
@@ -182,6 +185,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
                 EtcdCalls.await(this.dispatcher.ensureOpen(), this.requestTimeoutNanos, false, "watch creation");
             }
             catch (EtcdCallFailedException ex) {
+                this.failures.record();
                 throw new IllegalStateException("Could not connect to etcd at " + this.endpoints + ": "
                         + ex.getMessage(), ex);
             }
@@ -404,8 +408,11 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         while (true) {
             assertOpen();
             long now = System.nanoTime();
+            // An untimed wait gives up once etcd has failed for one request timeout, counted from
+            // the start of the first failed attempt: later attempts get only what is left of it.
             long attemptNanos = timed ? Math.min(this.requestTimeoutNanos, Math.max(deadline - now, MIN_ATTEMPT_NANOS))
-                    : this.requestTimeoutNanos;
+                    : (failingSince == 0) ? this.requestTimeoutNanos
+                    : Math.max(0, this.requestTimeoutNanos - (now - failingSince));
             long attemptDeadline = now + attemptNanos;
             QueueEntry entry = null;
             try {
@@ -424,12 +431,14 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
                     throw failure(state.key, start, entry, "the lock registry was closed", null);
                 }
                 logger.debug("Entry for lock '{}' lost while waiting ({}); queueing again", state.key, ex.getMessage());
+                // etcd answered: a later failure starts a new request timeout.
+                failingSince = 0;
             }
             catch (EtcdCallFailedException ex) {
                 this.sessions.unregister(entry);
-                this.statistics.backendError();
+                this.failures.record();
                 long failedAt = System.nanoTime();
-                failingSince = (failingSince == 0) ? failedAt : failingSince;
+                failingSince = (failingSince == 0) ? now : failingSince;
                 if (!givenUpOnEtcd(timed, deadline, failingSince)) {
                     pauseBeforeRetry(timed ? deadline - failedAt : EtcdCalls.RETRY_PAUSE_NANOS, interruptible);
                 }
@@ -506,7 +515,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             }
         }
         catch (EtcdCallFailedException ex) {
-            this.statistics.backendError();
+            this.failures.record();
             logger.warn("Release of lock '{}' (fence {}) not confirmed by etcd at {} ({}); "
                     + "retrying in the background", key, entry.fence(), this.endpoints, ex.getMessage());
         }

@@ -41,27 +41,27 @@ final class EtcdSession {
 
     private final RaftTerms terms;
 
-    private final EtcdLockStatistics statistics;
+    private final BackendFailures failures;
 
     private final CompletableFuture<String> ended = new CompletableFuture<>();
 
     private volatile long expiresAtNanos;
 
     private EtcdSession(Lease leases, long leaseId, long ttlNanos, long grantSentNanos, long requestTimeoutNanos,
-            ScheduledExecutorService scheduler, RaftTerms terms, EtcdLockStatistics statistics) {
+            ScheduledExecutorService scheduler, RaftTerms terms, BackendFailures failures) {
         this.leases = leases;
         this.leaseId = leaseId;
         this.ttlNanos = ttlNanos;
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.scheduler = scheduler;
         this.terms = terms;
-        this.statistics = statistics;
+        this.failures = failures;
         this.expiresAtNanos = grantSentNanos + ttlNanos;
     }
 
     /** Grants a lease and starts keeping it alive. */
     static EtcdSession start(Lease leases, long ttlSeconds, long requestTimeoutNanos, ScheduledExecutorService scheduler,
-            RaftTerms terms, EtcdLockStatistics statistics, boolean interruptible)
+            RaftTerms terms, BackendFailures failures, boolean interruptible)
             throws EtcdCallFailedException, InterruptedException {
         long sent = System.nanoTime();
         LeaseGrantResponse grant = EtcdCalls.await(leases.grant(ttlSeconds), requestTimeoutNanos, interruptible,
@@ -69,7 +69,7 @@ final class EtcdSession {
         terms.observe(grant);
         long leaseId = grant.getID();
         EtcdSession session = new EtcdSession(leases, leaseId, TimeUnit.SECONDS.toNanos(ttlSeconds), sent,
-                requestTimeoutNanos, scheduler, terms, statistics);
+                requestTimeoutNanos, scheduler, terms, failures);
         session.scheduleKeepAlive(session.keepAliveIntervalNanos());
         session.scheduleExpiryCheck();
         logger.debug("Started session lease {} with TTL {}s", Long.toHexString(leaseId), ttlSeconds);
@@ -204,7 +204,7 @@ final class EtcdSession {
         if (this.ended.isDone()) {
             return;
         }
-        this.statistics.backendError();
+        this.failures.record();
         long remaining = this.expiresAtNanos - System.nanoTime();
         logger.debug("Keep-alive of lease {} failed ({}), {} ms left", Long.toHexString(this.leaseId),
                 EtcdCalls.describe(failure), TimeUnit.NANOSECONDS.toMillis(remaining));

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -39,6 +40,9 @@ final class QueueEntry implements WatchDispatcher.Listener {
     static final String ENTRY_DELETED = "the lock entry was deleted from etcd";
 
     private static final long NOT_WRITTEN = -1;
+
+    /** How long a give-up waits for etcd to confirm that its entry is gone. */
+    private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final LockQueue queue;
 
@@ -491,7 +495,10 @@ final class QueueEntry implements WatchDispatcher.Listener {
         this.queue.deleter().deleteUntilGone(this);
     }
 
-    /** Removes a waiting entry without blocking the caller; failures are retried in the background. */
+    /**
+     * Removes a waiting entry, waiting at most {@link #GIVE_UP_CONFIRM_NANOS} for etcd to confirm;
+     * failures are retried in the background.
+     */
     private void giveUp() {
         this.queue.dispatcher().unsubscribe(this.root, this);
         CompletableFuture<TxnResponse> pendingWrite = this.write;
@@ -514,7 +521,19 @@ final class QueueEntry implements WatchDispatcher.Listener {
             });
             return;
         }
-        this.queue.deleter().deleteUntilGone(this);
+        // Wait a moment for the delete, so that a caller trying again at once (a try-once after a
+        // failed one) does not find its own leftover entry ahead of it and fail; short enough that
+        // a give-up never overstays its timeout by much, and a slow etcd finishes it in the background.
+        awaitBriefly(this.queue.deleter().deleteUntilGone(this));
+    }
+
+    private static void awaitBriefly(CompletableFuture<Void> gone) {
+        try {
+            EtcdCalls.awaitUninterruptibly(gone, GIVE_UP_CONFIRM_NANOS, "lock entry removal");
+        }
+        catch (EtcdCallFailedException ex) {
+            // Still being deleted in the background.
+        }
     }
 
     /**

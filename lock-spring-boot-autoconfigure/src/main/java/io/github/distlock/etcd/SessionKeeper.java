@@ -53,6 +53,8 @@ final class SessionKeeper {
 
     private final EtcdLockStatistics statistics;
 
+    private final BackendFailures failures;
+
     private final Set<QueueEntry> entries = ConcurrentHashMap.newKeySet();
 
     private final ReentrantLock sessionLock = new ReentrantLock();
@@ -66,7 +68,8 @@ final class SessionKeeper {
     private volatile boolean closed;
 
     SessionKeeper(Client client, EtcdKeyspace keyspace, long leaseTtlSeconds, long requestTimeoutNanos,
-            ScheduledExecutorService scheduler, RaftTerms terms, EtcdLockStatistics statistics) {
+            ScheduledExecutorService scheduler, RaftTerms terms, EtcdLockStatistics statistics,
+            BackendFailures failures) {
         this.client = client;
         this.keyspace = keyspace;
         this.leaseTtlSeconds = leaseTtlSeconds;
@@ -74,6 +77,7 @@ final class SessionKeeper {
         this.scheduler = scheduler;
         this.terms = terms;
         this.statistics = statistics;
+        this.failures = failures;
     }
 
     /** Returns a live session, granting a new lease if there is none or the last one was lost. */
@@ -99,9 +103,11 @@ final class SessionKeeper {
             if (this.closed) {
                 throw new IllegalStateException("the lock registry is closed");
             }
+            // No session yet, or the last one was lost: the channel may be waiting out a backoff.
+            this.failures.beforeReconnect();
             long remaining = Math.min(callNanos, this.requestTimeoutNanos) - (System.nanoTime() - start);
             EtcdSession started = EtcdSession.start(this.client.getLeaseClient(), this.leaseTtlSeconds,
-                    Math.max(remaining, 0), this.scheduler, this.terms, this.statistics, interruptible);
+                    Math.max(remaining, 0), this.scheduler, this.terms, this.failures, interruptible);
             started.ended().thenAccept(reason -> onSessionEnded(started, reason));
             boolean closedMeanwhile;
             synchronized (this.entries) {
