@@ -205,6 +205,14 @@ public class DistributedLockProperties {
         private Duration keepAliveTimeout = Duration.ofSeconds(3);
 
         /**
+         * Whether the application fails to start when etcd cannot be reached at start-up. By
+         * default it starts anyway, logs a warning, and acquisitions fail with
+         * LockAcquisitionException until etcd is reachable. With fail-fast, start-up waits for a
+         * session lease and the watch stream, up to twice the request timeout.
+         */
+        private boolean failFast;
+
+        /**
          * User name for etcd authentication. Set together with the password.
          */
         private @Nullable String username;
@@ -273,6 +281,14 @@ public class DistributedLockProperties {
             this.keepAliveTimeout = keepAliveTimeout;
         }
 
+        public boolean isFailFast() {
+            return this.failFast;
+        }
+
+        public void setFailFast(boolean failFast) {
+            this.failFast = failFast;
+        }
+
         public Duration getRequestTimeout() {
             return this.requestTimeout;
         }
@@ -311,6 +327,7 @@ public class DistributedLockProperties {
                 .append("requestTimeout", DurationStyle.SIMPLE.print(this.requestTimeout))
                 .append("keepAliveTime", DurationStyle.SIMPLE.print(this.keepAliveTime))
                 .append("keepAliveTimeout", DurationStyle.SIMPLE.print(this.keepAliveTimeout))
+                .append("failFast", this.failFast)
                 .append("username", this.username)
                 .append("password", PropertyChecks.mask(this.password))
                 .append("tls", this.tls)

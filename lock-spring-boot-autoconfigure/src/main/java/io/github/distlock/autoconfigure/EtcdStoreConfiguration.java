@@ -1,5 +1,9 @@
 package io.github.distlock.autoconfigure;
 
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
 import io.etcd.jetcd.Client;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.autoconfigure.DistributedLockProperties.Etcd;
@@ -43,6 +47,10 @@ class EtcdStoreConfiguration {
             .endpoints(etcd.getEndpoints())
             .ownerIdentity(OwnerIdentity.resolve(properties, environment))
             .build();
+        if (etcd.isFailFast()) {
+            awaitConnected(registry, etcd);
+            return registry;
+        }
         // Connect in the background, so that the first locked call (say a scheduled job that
         // tries once) does not pay for it; an unreachable etcd must not stop the application.
         registry.connect().whenComplete((connected, failure) -> {
@@ -52,5 +60,31 @@ class EtcdStoreConfiguration {
             }
         });
         return registry;
+    }
+
+    /** Fail-fast: a session lease and the watch stream, or no application. */
+    private static void awaitConnected(EtcdLockRegistry registry, Etcd etcd) {
+        // connect() bounds each of its two steps by the request timeout; the extra second is slack.
+        long boundMillis = 2 * etcd.getRequestTimeout().toMillis() + 1_000;
+        Throwable failure;
+        try {
+            registry.connect().get(boundMillis, TimeUnit.MILLISECONDS);
+            return;
+        }
+        catch (ExecutionException ex) {
+            // "Could not connect to etcd at [...]: <what failed>": keep the part after the endpoints.
+            Throwable connectFailure = ex.getCause();
+            failure = (connectFailure != null && connectFailure.getCause() != null) ? connectFailure.getCause()
+                    : connectFailure;
+        }
+        catch (TimeoutException ex) {
+            failure = new TimeoutException("no session within " + boundMillis + " ms");
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            failure = ex;
+        }
+        registry.close();
+        throw new EtcdUnreachableException(etcd.getEndpoints(), failure);
     }
 }
