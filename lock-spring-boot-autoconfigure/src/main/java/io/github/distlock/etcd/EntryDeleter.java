@@ -1,9 +1,12 @@
 package io.github.distlock.etcd;
 
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.etcd.jetcd.ByteSequence;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +29,8 @@ final class EntryDeleter {
 
     private final BackendFailures failures;
 
+    private final Map<ByteSequence, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
+
     EntryDeleter(ScheduledExecutorService scheduler, long requestTimeoutNanos, BackendFailures failures) {
         this.scheduler = scheduler;
         this.requestTimeoutNanos = requestTimeoutNanos;
@@ -39,8 +44,19 @@ final class EntryDeleter {
      */
     CompletableFuture<Void> deleteUntilGone(QueueEntry entry) {
         CompletableFuture<Void> gone = new CompletableFuture<>();
+        // Entry keys are reused only after etcd confirmed the delete, so a key maps to one deletion.
+        this.inFlight.put(entry.key(), gone);
+        gone.whenComplete((done, never) -> this.inFlight.remove(entry.key(), gone));
         attempt(entry, 1, FIRST_RETRY_MILLIS, gone);
         return gone;
+    }
+
+    /**
+     * The deletion of the entry with this key, if one of this registry's entries is being deleted.
+     * @return completes once it is gone, or {@code null} if no such deletion is in progress
+     */
+    CompletableFuture<Void> deletionOf(ByteSequence key) {
+        return this.inFlight.get(key);
     }
 
     private void attempt(QueueEntry entry, int attempt, long nextDelayMillis, CompletableFuture<Void> gone) {

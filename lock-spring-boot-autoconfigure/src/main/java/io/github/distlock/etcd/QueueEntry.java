@@ -4,7 +4,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -40,9 +39,6 @@ final class QueueEntry implements WatchDispatcher.Listener {
     static final String ENTRY_DELETED = "the lock entry was deleted from etcd";
 
     private static final long NOT_WRITTEN = -1;
-
-    /** How long a give-up waits for etcd to confirm that its entry is gone. */
-    private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final LockQueue queue;
 
@@ -157,7 +153,13 @@ final class QueueEntry implements WatchDispatcher.Listener {
                 }
                 long remaining = timed ? deadlineNanos - System.nanoTime() : Long.MAX_VALUE;
                 if (remaining <= 0) {
-                    return false;
+                    // A try-once right after a failed one may find that one's entry, still being
+                    // deleted, ahead of it: that is no holder, so wait for the delete within the attempt.
+                    if (!awaitOwnLeftoverAhead(attemptDeadlineNanos, interruptible)) {
+                        return false;
+                    }
+                    owned = recheck(attemptDeadlineNanos - System.nanoTime(), interruptible);
+                    continue;
                 }
                 if (awaitChange(remaining, interruptible)) {
                     try {
@@ -183,6 +185,34 @@ final class QueueEntry implements WatchDispatcher.Listener {
             if (!owned) {
                 giveUp();
             }
+        }
+    }
+
+    /**
+     * Waits until the entry ahead of this one, if it is one this registry gave up and is deleting,
+     * is gone, but not past {@code attemptDeadlineNanos}.
+     * @return whether it was such an entry and is gone now
+     */
+    private boolean awaitOwnLeftoverAhead(long attemptDeadlineNanos, boolean interruptible)
+            throws InterruptedException {
+        ByteSequence ahead;
+        this.stateLock.lock();
+        try {
+            ahead = this.predecessor;
+        }
+        finally {
+            this.stateLock.unlock();
+        }
+        CompletableFuture<Void> gone = (ahead != null) ? this.queue.deleter().deletionOf(ahead) : null;
+        if (gone == null) {
+            return false;
+        }
+        try {
+            EtcdCalls.await(gone, attemptDeadlineNanos - System.nanoTime(), interruptible, "own entry removal");
+            return true;
+        }
+        catch (EtcdCallFailedException ex) {
+            return false;
         }
     }
 
@@ -495,10 +525,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
         this.queue.deleter().deleteUntilGone(this);
     }
 
-    /**
-     * Removes a waiting entry, waiting at most {@link #GIVE_UP_CONFIRM_NANOS} for etcd to confirm;
-     * failures are retried in the background.
-     */
+    /** Removes a waiting entry without blocking the caller; failures are retried in the background. */
     private void giveUp() {
         this.queue.dispatcher().unsubscribe(this.root, this);
         CompletableFuture<TxnResponse> pendingWrite = this.write;
@@ -521,19 +548,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
             });
             return;
         }
-        // Wait a moment for the delete, so that a caller trying again at once (a try-once after a
-        // failed one) does not find its own leftover entry ahead of it and fail; short enough that
-        // a give-up never overstays its timeout by much, and a slow etcd finishes it in the background.
-        awaitBriefly(this.queue.deleter().deleteUntilGone(this));
-    }
-
-    private static void awaitBriefly(CompletableFuture<Void> gone) {
-        try {
-            EtcdCalls.awaitUninterruptibly(gone, GIVE_UP_CONFIRM_NANOS, "lock entry removal");
-        }
-        catch (EtcdCallFailedException ex) {
-            // Still being deleted in the background.
-        }
+        this.queue.deleter().deleteUntilGone(this);
     }
 
     /**

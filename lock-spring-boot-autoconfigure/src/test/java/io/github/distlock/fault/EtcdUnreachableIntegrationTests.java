@@ -151,6 +151,7 @@ class EtcdUnreachableIntegrationTests {
         assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(acquisition::run)
             .withMessageContaining(endpoint);
         Duration took = Duration.ofNanos(System.nanoTime() - start);
+        System.out.printf("[unreachable] failed after %d ms, for a bound of %d ms%n", took.toMillis(), bound.toMillis());
         assertThat(took).as("time to fail, for a bound of %s", bound).isLessThanOrEqualTo(bound.plus(SLACK));
     }
 }

@@ -89,6 +89,8 @@ class PausedHolderIntegrationTests {
         FencedLock lock = this.registry.obtain(key, true);
         assertThat(lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
         Duration acquiredAfter = Duration.ofNanos(System.nanoTime() - pausedAt);
+        System.out.printf("[paused holder] another process entered %d ms after the holder froze (TTL %d s)%n",
+                acquiredAfter.toMillis(), TTL_SECONDS);
         try {
             // Not before the holder's lease could have expired: its last keep-alive was at most a
             // third of the TTL before the pause, so etcd keeps the lease for well over 1 s.
