@@ -158,7 +158,13 @@ final class QueueEntry implements WatchDispatcher.Listener {
                     if (!awaitOwnLeftoverAhead(attemptDeadlineNanos, interruptible)) {
                         return false;
                     }
-                    owned = recheck(attemptDeadlineNanos - System.nanoTime(), interruptible);
+                    try {
+                        owned = recheck(attemptDeadlineNanos - System.nanoTime(), interruptible);
+                    }
+                    catch (EtcdCallFailedException ex) {
+                        // Out of attempt time (etcd just confirmed the delete): the lock counts as busy.
+                        return false;
+                    }
                     continue;
                 }
                 if (awaitChange(remaining, interruptible)) {
