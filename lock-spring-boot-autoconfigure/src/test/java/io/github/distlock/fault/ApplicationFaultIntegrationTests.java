@@ -3,6 +3,7 @@ package io.github.distlock.fault;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.etcd.jetcd.Client;
@@ -22,13 +23,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * G5 at the application level: a Spring Boot application frozen (SIGSTOP) inside a
- * {@code @DistributedLock} method for three lease TTLs loses the lock to another process, and when
- * it runs again the call ends with {@code LockLostException} and a {@code LockLostEvent} is
- * published, instead of the method's result being passed off as done under the lock.
+ * A Spring Boot application in a JVM of its own, holding a lock in a {@code @DistributedLock}
+ * method, meets a fault. Frozen (SIGSTOP) for three lease TTLs, it loses the lock to another
+ * process, and when it runs again the call ends with {@code LockLostException} and a
+ * {@code LockLostEvent} is published, instead of the method's result being passed off as done
+ * under the lock (G5). Shut down (SIGTERM), it closes its context, which revokes its lease: the
+ * next waiter enters at once, not after the TTL (G4).
  */
 @FaultInjectionTest
-class PausedApplicationIntegrationTests {
+class ApplicationFaultIntegrationTests {
 
     @RegisterExtension
     static final EtcdClusterExtension etcd = EtcdClusterExtension.single();
@@ -70,15 +73,7 @@ class PausedApplicationIntegrationTests {
 
     @Test
     void frozenApplicationIsToldByTheAspectAndAnEventThatItLostTheLock() throws Exception {
-        this.application = JvmProcess.start(ContendingApp.class,
-                "--distributed-lock.etcd.endpoints=" + String.join(",", etcd.clientEndpoints()),
-                "--distributed-lock.etcd.namespace=" + this.namespace,
-                "--distributed-lock.etcd.lease-ttl=" + TTL_SECONDS + "s", "--logging.level.root=WARN",
-                "--contend.id=A", "--contend.dir=" + this.directory);
-        this.application.awaitLine("READY"::equals, LONG);
-        this.application.sendLine("hold");
-        long staleFence = Long.parseLong(this.application.awaitLine(line -> line.startsWith("HOLDING "), LONG)
-            .substring("HOLDING ".length()));
+        long staleFence = startApplicationHolding(TTL_SECONDS);
 
         this.application.pause();
         long pausedAt = System.nanoTime();
@@ -104,5 +99,45 @@ class PausedApplicationIntegrationTests {
         finally {
             lock.unlock();
         }
+    }
+
+    @Test
+    void terminatedApplicationReleasesItsLockAtOnce() throws Exception {
+        long ttlSeconds = 30;
+        long heldFence = startApplicationHolding(ttlSeconds);
+        FencedLock lock = this.registry.obtain("contended", true);
+        CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
+            try {
+                assertThat(lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                long at = System.nanoTime();
+                assertThat(lock.getFence()).isGreaterThan(heldFence);
+                lock.unlock();
+                return at;
+            }
+            catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        await().atMost(LONG).until(() -> this.registry.describeLock("contended", 10).waiters().size() == 1);
+        long terminatedAt = System.nanoTime();
+        this.application.terminate();
+        Duration handoff = Duration.ofNanos(acquiredAt.get(LONG.toSeconds(), TimeUnit.SECONDS) - terminatedAt);
+        System.out.printf("[application shutdown] next waiter entered %d ms after SIGTERM (TTL %d s)%n",
+                handoff.toMillis(), ttlSeconds);
+        // Far below the 30 s TTL: closing the context revoked the lease.
+        assertThat(handoff).isLessThan(Duration.ofSeconds(5));
+    }
+
+    /** Starts the application and has it hold the lock; returns the fence. */
+    private long startApplicationHolding(long ttlSeconds) {
+        this.application = JvmProcess.start(ContendingApp.class,
+                "--distributed-lock.etcd.endpoints=" + String.join(",", etcd.clientEndpoints()),
+                "--distributed-lock.etcd.namespace=" + this.namespace,
+                "--distributed-lock.etcd.lease-ttl=" + ttlSeconds + "s", "--logging.level.root=WARN",
+                "--contend.id=A", "--contend.dir=" + this.directory);
+        this.application.awaitLine("READY"::equals, LONG);
+        this.application.sendLine("hold");
+        return Long.parseLong(this.application.awaitLine(line -> line.startsWith("HOLDING "), LONG)
+            .substring("HOLDING ".length()));
     }
 }
