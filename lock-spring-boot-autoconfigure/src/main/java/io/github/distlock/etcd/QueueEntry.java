@@ -169,7 +169,10 @@ final class QueueEntry implements WatchDispatcher.Listener {
                 }
                 if (awaitChange(remaining, interruptible)) {
                     try {
-                        owned = recheck(timed ? deadlineNanos - System.nanoTime() : this.queue.requestTimeoutNanos(),
+                        // Bounded by the request timeout, not the wait: a read stuck on a frozen or
+                        // partitioned member is retried (round robin sends it elsewhere).
+                        long readNanos = this.queue.requestTimeoutNanos();
+                        owned = recheck(timed ? Math.min(readNanos, deadlineNanos - System.nanoTime()) : readNanos,
                                 interruptible);
                     }
                     catch (EtcdCallFailedException ex) {
