@@ -135,7 +135,8 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         });
         executor.setRemoveOnCancelPolicy(true);
         this.scheduler = executor;
-        this.dispatcher = new WatchDispatcher(this.client.getWatchClient(), this.keyspace, this.scheduler);
+        this.dispatcher = new WatchDispatcher(this.client.getWatchClient(), this.keyspace, this.scheduler,
+                this.requestTimeoutNanos);
         this.failures = new BackendFailures(this.statistics, ChannelReconnect.of(this.client));
         this.deleter = new EntryDeleter(this.scheduler, this.requestTimeoutNanos, this.failures);
         this.inspector = new LockInspector(this.client, this.keyspace, this.requestTimeoutNanos, this.endpoints);

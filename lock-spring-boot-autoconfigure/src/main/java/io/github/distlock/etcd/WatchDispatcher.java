@@ -27,6 +27,12 @@ import org.slf4j.LoggerFactory;
  * revision after the last event delivered. Where that cannot be promised (the stream was closed
  * and had to be recreated, or events were compacted), every listener is told to
  * {@linkplain Listener#resync() re-read} its state.
+ *
+ * <p>A stream on a member that froze or was partitioned away stays silent without failing until
+ * gRPC's keep-alive gives up on the connection (seconds), and waiters would learn of handoffs only
+ * from their safety re-reads. So while anyone listens, a stream silent for the probe interval is
+ * asked for a progress report; if none arrives within another interval, it is reopened (round
+ * robin sends the new stream to another member) and every listener re-reads.
  */
 final class WatchDispatcher implements AutoCloseable {
 
@@ -49,6 +55,8 @@ final class WatchDispatcher implements AutoCloseable {
 
     private final ScheduledExecutorService scheduler;
 
+    private final long probeNanos;
+
     private final Map<ByteSequence, Set<Listener>> listenersByRoot = new ConcurrentHashMap<>();
 
     /**
@@ -68,12 +76,25 @@ final class WatchDispatcher implements AutoCloseable {
     /** Revision up to which events were delivered. */
     private long deliveredRevision;
 
+    /** When the current stream last answered anything. */
+    private long lastHeardNanos;
+
+    /** When a progress report was requested and not answered yet; 0 if none is outstanding. */
+    private long progressRequestedNanos;
+
+    private boolean probeScheduled;
+
     private boolean closed;
 
-    WatchDispatcher(Watch watchClient, EtcdKeyspace keyspace, ScheduledExecutorService scheduler) {
+    /**
+     * @param probeNanos how long a stream may stay silent while someone listens before it is asked
+     * for a progress report, and how long it then has to answer
+     */
+    WatchDispatcher(Watch watchClient, EtcdKeyspace keyspace, ScheduledExecutorService scheduler, long probeNanos) {
         this.watchClient = watchClient;
         this.keyspace = keyspace;
         this.scheduler = scheduler;
+        this.probeNanos = probeNanos;
     }
 
     /**
@@ -133,6 +154,12 @@ final class WatchDispatcher implements AutoCloseable {
                 this.created.whenComplete((done, failure) -> previous.complete(null));
             }
             listener = new StreamListener(++this.generation);
+            this.lastHeardNanos = System.nanoTime();
+            this.progressRequestedNanos = 0;
+            if (!this.probeScheduled) {
+                this.probeScheduled = true;
+                scheduleProbe();
+            }
         }
         WatchOption.Builder option = WatchOption.builder()
             .isPrefix(true)
@@ -190,17 +217,71 @@ final class WatchDispatcher implements AutoCloseable {
     /** jetcd closed the watch for good (no leader, halt error): open a new one after a pause. */
     private void reopenLater(StreamListener broken) {
         try {
-            this.scheduler.schedule(() -> reopen(broken), REOPEN_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+            this.scheduler.schedule(() -> reopen(broken.generation), REOPEN_DELAY_MILLIS, TimeUnit.MILLISECONDS);
         }
         catch (RejectedExecutionException ex) {
             // The registry is closing: nothing to reopen.
         }
     }
 
-    private void reopen(StreamListener broken) {
+    /** Caller holds {@link #lifecycle}. */
+    private void scheduleProbe() {
+        try {
+            this.scheduler.schedule(this::probe, this.probeNanos / 2, TimeUnit.NANOSECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // The registry is closing.
+            this.probeScheduled = false;
+        }
+    }
+
+    /** Asks a silent stream for a progress report, and reopens one that did not answer in time. */
+    private void probe() {
+        Watch.Watcher silent = null;
+        long unanswered = -1;
+        long now = System.nanoTime();
+        synchronized (this.lifecycle) {
+            if (this.closed) {
+                return;
+            }
+            if (this.listenersByRoot.isEmpty()) {
+                // Nobody waits for an event: nothing to lose.
+                this.progressRequestedNanos = 0;
+            }
+            else if (this.progressRequestedNanos != 0) {
+                if (this.lastHeardNanos - this.progressRequestedNanos >= 0) {
+                    this.progressRequestedNanos = 0;
+                }
+                else if (now - this.progressRequestedNanos >= this.probeNanos) {
+                    unanswered = this.generation;
+                    this.progressRequestedNanos = 0;
+                }
+            }
+            else if (now - this.lastHeardNanos >= this.probeNanos) {
+                this.progressRequestedNanos = now;
+                silent = this.watcher;
+            }
+            scheduleProbe();
+        }
+        if (silent != null) {
+            try {
+                silent.requestProgress();
+            }
+            catch (RuntimeException ex) {
+                logger.debug("Could not ask the lock watch stream for progress: {}", EtcdCalls.describe(ex));
+            }
+        }
+        if (unanswered >= 0) {
+            logger.debug("Lock watch stream did not answer a progress request within {} ms; reopening",
+                    TimeUnit.NANOSECONDS.toMillis(this.probeNanos));
+            reopen(unanswered);
+        }
+    }
+
+    private void reopen(long brokenGeneration) {
         long fromRevision;
         synchronized (this.lifecycle) {
-            if (this.closed || broken.generation != this.generation) {
+            if (this.closed || brokenGeneration != this.generation) {
                 return;
             }
             // Resume after the last delivered event; listeners re-read anyway in case the
@@ -240,6 +321,17 @@ final class WatchDispatcher implements AutoCloseable {
 
         @Override
         public void onNext(WatchResponse response) {
+            synchronized (WatchDispatcher.this.lifecycle) {
+                if (isCurrent()) {
+                    WatchDispatcher.this.lastHeardNanos = System.nanoTime();
+                }
+            }
+            if (response.isProgressNotify()) {
+                // Only proof of life: its revision is not used to resume, as etcd before 3.4.25
+                // may report progress past events not yet sent to an unsynced watcher.
+                logger.trace("Lock watch stream reported progress at revision {}", response.getHeader().getRevision());
+                return;
+            }
             if (response.isCreatedNotify()) {
                 synchronized (WatchDispatcher.this.lifecycle) {
                     WatchDispatcher.this.deliveredRevision = Math.max(WatchDispatcher.this.deliveredRevision,

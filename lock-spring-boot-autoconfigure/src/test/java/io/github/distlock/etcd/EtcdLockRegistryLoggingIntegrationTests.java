@@ -114,7 +114,7 @@ class EtcdLockRegistryLoggingIntegrationTests {
         long fence = held.getFence();
         etcd.cluster().member(0).pause();
         try {
-            await().atMost(LONG).until(() -> !held.isLockedByCurrentThread());
+            await().atMost(LONG).pollInSameThread().until(() -> !held.isLockedByCurrentThread());
             await().atMost(LONG).until(() -> messagesAt(Level.WARN).stream().anyMatch(m -> m.contains("order-8")));
         }
         finally {
@@ -129,6 +129,29 @@ class EtcdLockRegistryLoggingIntegrationTests {
         assertThat(messagesAt(Level.WARN)).allSatisfy(message -> assertThat(message)
             .matches("(etcd session lease \\p{XDigit}+ ended: .*|Lock 'order-8' .*)"));
         assertThat(messagesAt(Level.INFO)).isEmpty();
+    }
+
+    @Test
+    void silentWatchStreamIsAskedForProgressAndKeptWhileItAnswers() throws Exception {
+        // A 1 s request timeout is the probe interval: a waiter for 4 s sees several probes.
+        this.engineLogger.setLevel(Level.TRACE);
+        String namespace = "/logging-probe-" + UUID.randomUUID() + "/";
+        try (EtcdLockRegistry quickHolder = EtcdLockRegistry.builder(this.client).namespace(namespace)
+            .requestTimeout(Duration.ofSeconds(1)).ownerIdentity("holder").build();
+                EtcdLockRegistry quickWaiter = EtcdLockRegistry.builder(this.client).namespace(namespace)
+                    .requestTimeout(Duration.ofSeconds(1)).ownerIdentity("waiter").build()) {
+            FencedLock held = quickHolder.obtain("order-9", true);
+            held.lock();
+            FencedLock waiting = quickWaiter.obtain("order-9", true);
+            long start = System.nanoTime();
+            assertThat(waiting.tryLock(4, TimeUnit.SECONDS)).isFalse();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(4));
+            held.unlock();
+        }
+        assertThat(this.events.list).filteredOn(event -> event.getLevel() == Level.TRACE)
+            .map(ILoggingEvent::getFormattedMessage)
+            .anySatisfy(message -> assertThat(message).startsWith("Lock watch stream reported progress at revision"));
+        assertThat(messagesAt(Level.DEBUG)).noneMatch(message -> message.contains("did not answer a progress request"));
     }
 
     private List<String> messagesAt(Level level) {
