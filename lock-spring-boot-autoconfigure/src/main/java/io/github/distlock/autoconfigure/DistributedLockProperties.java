@@ -185,7 +185,8 @@ public class DistributedLockProperties {
         /**
          * Upper bound on each etcd request. An acquisition retries failed requests until its
          * wait timeout; a release that etcd does not confirm in time is retried in the
-         * background.
+         * background. Also how long the lock watch stream may stay silent, while locks are held or
+         * awaited, before it is asked for progress (and reopened if it does not answer).
          */
         private Duration requestTimeout = Duration.ofSeconds(5);
 
