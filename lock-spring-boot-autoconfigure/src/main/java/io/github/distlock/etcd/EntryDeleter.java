@@ -70,8 +70,10 @@ final class EntryDeleter {
             .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
             .whenComplete((response, failure) -> {
                 if (failure == null) {
-                    entry.confirmedGone();
+                    // Forget the deletion before the key can be reused: a later entry under the
+                    // same key must not pass for this one's leftover.
                     gone.complete(null);
+                    entry.confirmedGone();
                     if (attempt > 1) {
                         logger.info("Deleted lock entry {} after {} attempts", entry.describeKey(), attempt);
                     }
