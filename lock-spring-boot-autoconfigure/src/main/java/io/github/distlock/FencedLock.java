@@ -70,4 +70,15 @@ public interface FencedLock extends Lock {
     default String getHolder() {
         return null;
     }
+
+    /**
+     * Who was ahead of the latest acquisition through this lock object that did not get the lock,
+     * as that acquisition last saw it: the holder, or with several waiters the one served just
+     * before it. Never asks the backend, so it never blocks: for the message of a timed-out
+     * {@code tryLock}, where {@link #getHolder()} could extend a wait that is already over.
+     * @return the identity last seen ahead, or {@code null} if unknown
+     */
+    default String getLastSeenHolder() {
+        return null;
+    }
 }

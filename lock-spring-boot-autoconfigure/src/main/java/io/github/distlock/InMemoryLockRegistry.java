@@ -161,6 +161,8 @@ public final class InMemoryLockRegistry implements LockRegistry {
 
         private final boolean fair;
 
+        private volatile String lastSeenHolder;
+
         InMemoryFencedLock(String key, boolean fair) {
             this.key = key;
             this.fair = fair;
@@ -195,13 +197,20 @@ public final class InMemoryLockRegistry implements LockRegistry {
 
         @Override
         public boolean tryLock() {
-            return acquire(this.key, ReentrantLock::tryLock);
+            return seenIfMissed(acquire(this.key, ReentrantLock::tryLock));
         }
 
         @Override
         public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
             checkNotInterrupted();
-            return acquire(this.key, queued(lock -> lock.tryLock(time, unit)));
+            return seenIfMissed(acquire(this.key, queued(lock -> lock.tryLock(time, unit))));
+        }
+
+        private boolean seenIfMissed(boolean acquired) {
+            if (!acquired) {
+                this.lastSeenHolder = getHolder();
+            }
+            return acquired;
         }
 
         /*
@@ -254,6 +263,11 @@ public final class InMemoryLockRegistry implements LockRegistry {
         public String getHolder() {
             KeyState state = InMemoryLockRegistry.this.states.get(this.key);
             return (state != null) ? state.holder : null;
+        }
+
+        @Override
+        public String getLastSeenHolder() {
+            return this.lastSeenHolder;
         }
 
         @Override

@@ -40,20 +40,10 @@ final class LockFailureHandler {
             }
             return operation.skippedResult();
         }
-        throw new LockAcquisitionException(lock.getKey(), waited, holderOf(lock),
+        // What the wait last saw ahead of it: asking the store now could block a call whose wait is over.
+        throw new LockAcquisitionException(lock.getKey(), waited, lock.getLastSeenHolder(),
                 "another owner held it for the whole wait timeout (" + operation.waitTimeout().toMillis()
                         + " ms) of " + operation.description(), null);
-    }
-
-    /** The holder for the timeout message; a failure to read it must not hide the timeout itself. */
-    private static @Nullable String holderOf(FencedLock lock) {
-        try {
-            return lock.getHolder();
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Could not read the holder of lock '" + lock.getKey() + "'", ex);
-            return null;
-        }
     }
 
     /**

@@ -14,6 +14,8 @@ final class EtcdFencedLock implements FencedLock {
 
     private final boolean fair;
 
+    private volatile String lastSeenHolder;
+
     EtcdFencedLock(EtcdLockRegistry registry, String key, boolean fair) {
         this.registry = registry;
         this.key = key;
@@ -33,7 +35,7 @@ final class EtcdFencedLock implements FencedLock {
     @Override
     public void lock() {
         try {
-            this.registry.acquire(this.key, this.fair, 0, false, false);
+            this.registry.acquire(this, 0, false, false);
         }
         catch (InterruptedException ex) {
             throw new IllegalStateException("uninterruptible acquisition was interrupted", ex);
@@ -42,13 +44,13 @@ final class EtcdFencedLock implements FencedLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        this.registry.acquire(this.key, this.fair, 0, false, true);
+        this.registry.acquire(this, 0, false, true);
     }
 
     @Override
     public boolean tryLock() {
         try {
-            return this.registry.acquire(this.key, this.fair, 0, true, false);
+            return this.registry.acquire(this, 0, true, false);
         }
         catch (InterruptedException ex) {
             throw new IllegalStateException("uninterruptible acquisition was interrupted", ex);
@@ -57,7 +59,7 @@ final class EtcdFencedLock implements FencedLock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return this.registry.acquire(this.key, this.fair, Math.max(0, unit.toNanos(time)), true, true);
+        return this.registry.acquire(this, Math.max(0, unit.toNanos(time)), true, true);
     }
 
     @Override
@@ -93,6 +95,16 @@ final class EtcdFencedLock implements FencedLock {
     @Override
     public String getHolder() {
         return this.registry.holder(this.key);
+    }
+
+    @Override
+    public String getLastSeenHolder() {
+        return this.lastSeenHolder;
+    }
+
+    /** An acquisition through this object gave up while {@code holder} was ahead of it. */
+    void missed(String holder) {
+        this.lastSeenHolder = holder;
     }
 
     @Override

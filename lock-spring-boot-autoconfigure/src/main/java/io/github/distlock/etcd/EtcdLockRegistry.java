@@ -320,8 +320,10 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
 
     // ---- called by EtcdFencedLock --------------------------------------------------------------
 
-    boolean acquire(String key, boolean fair, long timeoutNanos, boolean timed, boolean interruptible)
+    boolean acquire(EtcdFencedLock lock, long timeoutNanos, boolean timed, boolean interruptible)
             throws InterruptedException {
+        String key = lock.getKey();
+        boolean fair = lock.isFair();
         if (interruptible && Thread.interrupted()) {
             throw new InterruptedException();
         }
@@ -345,10 +347,11 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
             boolean passedGate = !fair && passGate(state, start, timeoutNanos, timed, interruptible);
             if (!fair && !passedGate) {
                 this.statistics.timedOut();
+                lock.missed(localHolderOrAhead(state, current));
                 return false;
             }
             try {
-                QueueEntry entry = acquireInEtcd(state, start, timeoutNanos, timed, interruptible);
+                QueueEntry entry = acquireInEtcd(state, start, timeoutNanos, timed, interruptible, lock);
                 if (entry != null) {
                     state.holds.put(current, new LocalKeyState.Hold(entry, passedGate));
                     acquired = true;
@@ -403,7 +406,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
      * @return the owning entry, or {@code null} if the timeout passed
      */
     private QueueEntry acquireInEtcd(LocalKeyState state, long start, long timeoutNanos, boolean timed,
-            boolean interruptible) throws InterruptedException {
+            boolean interruptible, EtcdFencedLock lock) throws InterruptedException {
         long deadline = start + timeoutNanos;
         long failingSince = 0;
         while (true) {
@@ -424,6 +427,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
                     return entry;
                 }
                 this.sessions.unregister(entry);
+                lock.missed(entry.predecessorOwner());
                 return null;
             }
             catch (QueueEntry.EntryLostException ex) {
@@ -454,9 +458,28 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
                 throw ex;
             }
             if (timed && deadline - System.nanoTime() <= 0) {
+                lock.missed((entry != null) ? entry.predecessorOwner() : null);
                 return null;
             }
         }
+    }
+
+    /**
+     * Who a thread that timed out at the unfair gate was behind, from local state only: another
+     * thread of this process holding the key, or what that thread's entry waits for in etcd.
+     */
+    private String localHolderOrAhead(LocalKeyState state, Thread current) {
+        for (Map.Entry<Thread, LocalKeyState.Hold> hold : state.holds.entrySet()) {
+            if (hold.getKey() != current && hold.getValue().entry.lostReason() == null) {
+                return this.ownerIdentity + '/' + hold.getKey().getName();
+            }
+        }
+        for (QueueEntry entry : this.sessions.entries()) {
+            if (entry.isWaiting() && entry.lockKey().equals(state.key)) {
+                return entry.predecessorOwner();
+            }
+        }
+        return null;
     }
 
     /** Timed waits give up at their deadline, untimed ones after failing for one request timeout. */

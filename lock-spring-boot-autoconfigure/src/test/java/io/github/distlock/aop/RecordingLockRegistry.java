@@ -158,5 +158,10 @@ public class RecordingLockRegistry implements LockRegistry {
         public String getHolder() {
             return this.lock.getHolder();
         }
+
+        @Override
+        public String getLastSeenHolder() {
+            return this.lock.getLastSeenHolder();
+        }
     }
 }
