@@ -165,7 +165,8 @@ public class DistributedLockProperties {
 
         /**
          * Key prefix under which locks are kept, so that applications can share a cluster. Must end
-         * with a slash, so that no namespace is a prefix of another.
+         * with a slash and must not contain '#'; namespaces never share locks, also when one is
+         * nested in another.
          */
         private String namespace = "/distributed-lock/";
 
@@ -242,6 +243,10 @@ public class DistributedLockProperties {
             if (namespace == null || !namespace.endsWith("/")) {
                 throw new IllegalArgumentException("distributed-lock.etcd.namespace must end with '/' (so that "
                         + "namespaces never overlap), but was '" + namespace + "'");
+            }
+            if (namespace.indexOf('#') >= 0) {
+                throw new IllegalArgumentException("distributed-lock.etcd.namespace must not contain '#' (it "
+                        + "separates the namespace from lock keys), but was '" + namespace + "'");
             }
             this.namespace = namespace;
         }

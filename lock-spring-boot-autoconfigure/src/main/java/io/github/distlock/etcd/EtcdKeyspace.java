@@ -7,36 +7,66 @@ import io.etcd.jetcd.ByteSequence;
 /**
  * Maps lock keys to etcd keys.
  *
- * <p>A lock's entries live under its root {@code <namespace><escaped key>/}; each queue entry is
- * {@code <root><lease id hex>_<sequence hex>}. Escaping {@code %} as {@code %25} and {@code /} as
- * {@code %2F} is injective and leaves no {@code /} in the escaped key, so no lock's root is a
- * prefix of another's and a prefix read of a root sees exactly that lock's entries.
+ * <p>A lock's entries live under its root {@code <namespace>#<escaped key>/}; each queue entry is
+ * {@code <root><lease id hex>_<sequence hex>}. The escaping is injective and leaves no {@code /}
+ * in the escaped key: {@code %} becomes {@code %25}, {@code /} becomes {@code %2F}, and a lone
+ * UTF-16 surrogate (which UTF-8 cannot encode) becomes {@code %uXXXX}. So no lock's root is a
+ * prefix of another's, and every distinct Java string has a root of its own.
+ *
+ * <p>Namespaces never interfere, nested or not: namespaces may not contain {@code #}, and every
+ * root starts with the namespace followed by {@code #}. A nested namespace ({@code /a/} and
+ * {@code /a/orders/}) therefore never starts with a root of the outer one, and no key of the
+ * nested one starts with {@code /a/#}: prefix reads and the watch of one namespace see only its
+ * own entries.
  */
 final class EtcdKeyspace {
 
+    /** Separates the namespace from the escaped lock key; forbidden in namespaces. */
+    private static final char LOCK_MARKER = '#';
+
     private final String namespace;
 
-    private final ByteSequence namespaceBytes;
+    private final ByteSequence locksPrefix;
 
     EtcdKeyspace(String namespace) {
-        if (namespace == null || !namespace.endsWith("/")) {
-            // Without the separator, lock '2x' in 'app' and lock 'x' in 'app2' would share a root.
-            throw new IllegalArgumentException("etcd namespace must end with '/', but was '" + namespace + "'");
+        String problem = namespaceProblem(namespace);
+        if (problem != null) {
+            throw new IllegalArgumentException("etcd namespace " + problem);
         }
         this.namespace = namespace;
-        this.namespaceBytes = bytes(namespace);
+        this.locksPrefix = bytes(namespace + LOCK_MARKER);
+    }
+
+    /**
+     * Why {@code namespace} cannot be used, or {@code null} if it can.
+     * @return a sentence fragment such as "must end with '/' ..., but was 'x'"
+     */
+    static String namespaceProblem(String namespace) {
+        if (namespace == null || !namespace.endsWith("/")) {
+            // Without the separator, lock '2x' in 'app' and lock 'x' in 'app2' would share a root.
+            return "must end with '/', but was '" + namespace + "'";
+        }
+        if (!StandardCharsets.UTF_8.newEncoder().canEncode(namespace)) {
+            return "must be valid Unicode (it has a lone surrogate), but was '" + namespace + "'";
+        }
+        if (namespace.indexOf(LOCK_MARKER) >= 0) {
+            return "must not contain '" + LOCK_MARKER + "' (it separates namespaces from lock keys, so that "
+                    + "nested namespaces never share entries), but was '" + namespace + "'";
+        }
+        return null;
     }
 
     String namespace() {
         return this.namespace;
     }
 
-    ByteSequence namespacePrefix() {
-        return this.namespaceBytes;
+    /** The prefix of every entry key of this namespace, and of nothing else. */
+    ByteSequence locksPrefix() {
+        return this.locksPrefix;
     }
 
     ByteSequence root(String lockKey) {
-        return bytes(this.namespace + escape(lockKey) + '/');
+        return bytes(this.namespace + LOCK_MARKER + escape(lockKey) + '/');
     }
 
     static ByteSequence entry(ByteSequence root, long leaseId, long sequence) {
@@ -48,13 +78,19 @@ final class EtcdKeyspace {
      * key of this namespace.
      */
     ByteSequence rootOf(ByteSequence etcdKey) {
-        if (!etcdKey.startsWith(this.namespaceBytes)) {
+        if (!etcdKey.startsWith(this.locksPrefix)) {
             return null;
         }
         byte[] key = etcdKey.getBytes();
-        for (int i = key.length - 1; i >= this.namespaceBytes.size(); i--) {
+        // The escaped key has no '/': the first one ends the root, and the entry id has none.
+        for (int i = this.locksPrefix.size(); i < key.length - 1; i++) {
             if (key[i] == '/') {
-                return etcdKey.substring(0, i + 1);
+                for (int j = i + 1; j < key.length; j++) {
+                    if (key[j] == '/') {
+                        return null;
+                    }
+                }
+                return (i > this.locksPrefix.size()) ? etcdKey.substring(0, i + 1) : null;
             }
         }
         return null;
@@ -62,7 +98,35 @@ final class EtcdKeyspace {
 
     /** The lock key whose root is {@code root}: the inverse of {@link #root(String)}. */
     String lockKeyOf(ByteSequence root) {
-        String escaped = text(root).substring(this.namespace.length(), text(root).length() - 1);
+        return unescape(text(root.substring(this.locksPrefix.size(), root.size() - 1)));
+    }
+
+    static String escape(String lockKey) {
+        StringBuilder escaped = new StringBuilder(lockKey.length() + 8);
+        for (int i = 0; i < lockKey.length(); i++) {
+            char c = lockKey.charAt(i);
+            if (c == '%') {
+                escaped.append("%25");
+            }
+            else if (c == '/') {
+                escaped.append("%2F");
+            }
+            else if (Character.isHighSurrogate(c) && i + 1 < lockKey.length()
+                    && Character.isLowSurrogate(lockKey.charAt(i + 1))) {
+                escaped.append(c).append(lockKey.charAt(++i));
+            }
+            else if (Character.isSurrogate(c)) {
+                // UTF-8 would turn it into '?': "a\uD800", "a\uDC00" and "a?" would share one lock.
+                escaped.append("%u").append(String.format("%04X", (int) c));
+            }
+            else {
+                escaped.append(c);
+            }
+        }
+        return escaped.toString();
+    }
+
+    static String unescape(String escaped) {
         StringBuilder key = new StringBuilder(escaped.length());
         for (int i = 0; i < escaped.length(); i++) {
             if (escaped.startsWith("%2F", i)) {
@@ -73,24 +137,15 @@ final class EtcdKeyspace {
                 key.append('%');
                 i += 2;
             }
+            else if (escaped.startsWith("%u", i) && i + 6 <= escaped.length()) {
+                key.append((char) Integer.parseInt(escaped.substring(i + 2, i + 6), 16));
+                i += 5;
+            }
             else {
                 key.append(escaped.charAt(i));
             }
         }
         return key.toString();
-    }
-
-    static String escape(String lockKey) {
-        StringBuilder escaped = new StringBuilder(lockKey.length() + 8);
-        for (int i = 0; i < lockKey.length(); i++) {
-            char c = lockKey.charAt(i);
-            switch (c) {
-                case '%' -> escaped.append("%25");
-                case '/' -> escaped.append("%2F");
-                default -> escaped.append(c);
-            }
-        }
-        return escaped.toString();
     }
 
     static ByteSequence bytes(String text) {

@@ -699,13 +699,16 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
 
         /**
          * Sets the prefix of every key the registry writes (default {@value #DEFAULT_NAMESPACE}).
-         * @param namespace a prefix ending with {@code /}
+         * Registries on different namespaces never share or see each other's entries, also when
+         * one namespace is nested in the other.
+         * @param namespace a prefix ending with {@code /}, without {@code #} (which separates the
+         * namespace from lock keys)
          * @return this builder
          */
         public Builder namespace(String namespace) {
-            if (namespace == null || !namespace.endsWith("/")) {
-                throw new IllegalArgumentException("etcd namespace must end with '/' (so that namespaces never "
-                        + "overlap), but was '" + namespace + "'");
+            String problem = EtcdKeyspace.namespaceProblem(namespace);
+            if (problem != null) {
+                throw new IllegalArgumentException("etcd namespace " + problem);
             }
             this.namespace = namespace;
             return this;

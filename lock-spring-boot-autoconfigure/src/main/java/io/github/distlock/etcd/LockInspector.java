@@ -46,7 +46,7 @@ final class LockInspector {
     }
 
     NamespaceSnapshot describeAll(int maxEntries) {
-        GetResponse response = read(this.keyspace.namespacePrefix(), maxEntries,
+        GetResponse response = read(this.keyspace.locksPrefix(), maxEntries,
                 "the locks under '" + this.keyspace.namespace() + "'");
         Map<ByteSequence, List<KeyValue>> byRoot = new LinkedHashMap<>();
         for (KeyValue kv : response.getKvs()) {

@@ -169,7 +169,7 @@ final class WatchDispatcher implements AutoCloseable {
         if (fromRevision > 0) {
             option.withRevision(fromRevision);
         }
-        Watch.Watcher opened = this.watchClient.watch(this.keyspace.namespacePrefix(), option.build(), listener);
+        Watch.Watcher opened = this.watchClient.watch(this.keyspace.locksPrefix(), option.build(), listener);
         Watch.Watcher stale = null;
         CompletableFuture<Void> ready;
         synchronized (this.lifecycle) {

@@ -164,7 +164,7 @@ class EtcdLockRegistryIntegrationTests {
             List<KeyValue> entries = entries(lockKey);
             assertThat(entries).hasSize(1);
             KeyValue entry = entries.get(0);
-            assertThat(text(entry.getKey())).startsWith(this.namespace + "orders%2F42%25/");
+            assertThat(text(entry.getKey())).startsWith(this.namespace + "#orders%2F42%25/");
             String[] lines = text(entry.getValue()).split("\n");
             assertThat(lines).hasSize(3);
             assertThat(lines[0]).isEqualTo("me");
@@ -389,6 +389,60 @@ class EtcdLockRegistryIntegrationTests {
         assertThat(done.await(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
         assertThat(fence.get()).isNotNull();
         waiter.join(LONG.toMillis());
+    }
+
+    @Test
+    void nestedNamespacesNeverSeeOrQueueBehindEachOthersEntries() throws Exception {
+        // The outer registry's lock 'orders' once had the inner namespace as its root.
+        try (Client innerClient = etcd.newClient();
+                EtcdLockRegistry inner = EtcdLockRegistry.builder(innerClient)
+                    .namespace(this.namespace + "orders/")
+                    .leaseTtl(Duration.ofSeconds(2))
+                    .ownerIdentity("inner")
+                    .requestTimeout(Duration.ofSeconds(2))
+                    .build()) {
+            FencedLock innerHeld = inner.obtain("42", true);
+            innerHeld.lock();
+            try {
+                for (boolean fair : new boolean[] { false, true }) {
+                    FencedLock outer = this.registry.obtain("orders", fair);
+                    assertThat(outer.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).as("fair=%s", fair).isTrue();
+                    assertThat(outer.isLockedByCurrentThread()).isTrue();
+                    assertThat(this.registry.describeLocks(100).locks()).extracting(LockSnapshot::key)
+                        .containsExactly("orders");
+                    assertThat(inner.describeLocks(100).locks()).extracting(LockSnapshot::key).containsExactly("42");
+                    outer.unlock();
+                }
+                // Handoffs in the outer namespace still reach waiters there, with the inner one busy.
+                FencedLock holder = this.registry.obtain("orders", true);
+                holder.lock();
+                CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
+                    FencedLock lock = this.peer.obtain("orders", true);
+                    lock.lock();
+                    long fence = lock.getFence();
+                    lock.unlock();
+                    return fence;
+                });
+                await().atMost(LONG).until(() -> this.peer.queuedWaiters("orders") == 1);
+                holder.unlock();
+                assertThat(waiter.get(LONG.toSeconds(), TimeUnit.SECONDS)).isPositive();
+                assertThat(innerHeld.isLockedByCurrentThread()).isTrue();
+            }
+            finally {
+                innerHeld.unlock();
+            }
+        }
+    }
+
+    @Test
+    void namespacesWithTheLockMarkerAreRejected() {
+        assertThatThrownBy(() -> EtcdLockRegistry.builder(this.client).namespace("/locks#1/"))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("must not contain '#'")
+            .hasMessageContaining("/locks#1/");
+        assertThatThrownBy(() -> EtcdLockRegistry.builder(this.client).namespace("/locks\uD800/"))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("lone surrogate");
     }
 
     @Test
