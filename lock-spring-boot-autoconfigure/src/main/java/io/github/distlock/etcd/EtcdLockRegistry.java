@@ -88,7 +88,11 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
 
     private final long requestTimeoutNanos;
 
-    private final ScheduledExecutorService scheduler;
+    /** Keep-alives and expiry checks only: see {@link EtcdSession}. */
+    private final ScheduledExecutorService sessionScheduler;
+
+    /** Background deletes, ghost sweeps and watch probes, which call into jetcd and may wait on it. */
+    private final ScheduledExecutorService maintenance;
 
     private final WatchDispatcher dispatcher;
 
@@ -127,25 +131,30 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         this.ownerIdentity = builder.ownerIdentity;
         this.endpoints = builder.endpoints;
         this.requestTimeoutNanos = builder.requestTimeout.toNanos();
+        this.sessionScheduler = singleThread("distlock-etcd-session");
+        this.maintenance = singleThread("distlock-etcd-maintenance");
+        this.dispatcher = new WatchDispatcher(this.client.getWatchClient(), this.keyspace, this.maintenance,
+                this.requestTimeoutNanos);
+        this.failures = new BackendFailures(this.statistics, ChannelReconnect.of(this.client));
+        this.deleter = new EntryDeleter(this.maintenance, this.requestTimeoutNanos, this.failures);
+        this.inspector = new LockInspector(this.client, this.keyspace, this.requestTimeoutNanos, this.endpoints);
+        RaftTerms terms = new RaftTerms();
+        this.sessions = new SessionKeeper(this.client, this.keyspace, this.leaseTtlSeconds, this.requestTimeoutNanos,
+                this.sessionScheduler, this.maintenance, terms, this.statistics, this.failures);
+        this.queue = new LockQueue(this.client.getKVClient(), this.dispatcher, this.deleter, this.requestTimeoutNanos,
+                TimeUnit.SECONDS.toNanos(this.leaseTtlSeconds), terms, this::onHoldLost,
+                this.sessions::sweepForGhosts, this.maintenance, this.failures);
+    }
+
+    private static ScheduledExecutorService singleThread(String name) {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = Executors.defaultThreadFactory().newThread(runnable);
-            thread.setName("distlock-etcd-session");
+            thread.setName(name);
             thread.setDaemon(true);
             return thread;
         });
         executor.setRemoveOnCancelPolicy(true);
-        this.scheduler = executor;
-        this.dispatcher = new WatchDispatcher(this.client.getWatchClient(), this.keyspace, this.scheduler,
-                this.requestTimeoutNanos);
-        this.failures = new BackendFailures(this.statistics, ChannelReconnect.of(this.client));
-        this.deleter = new EntryDeleter(this.scheduler, this.requestTimeoutNanos, this.failures);
-        this.inspector = new LockInspector(this.client, this.keyspace, this.requestTimeoutNanos, this.endpoints);
-        RaftTerms terms = new RaftTerms();
-        this.sessions = new SessionKeeper(this.client, this.keyspace, this.leaseTtlSeconds, this.requestTimeoutNanos,
-                this.scheduler, terms, this.statistics, this.failures);
-        this.queue = new LockQueue(this.client.getKVClient(), this.dispatcher, this.deleter, this.requestTimeoutNanos,
-                TimeUnit.SECONDS.toNanos(this.leaseTtlSeconds), terms, this::onHoldLost,
-                this.sessions::sweepForGhosts);
+        return executor;
     }
 
     /**
@@ -293,9 +302,20 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         return this.keyspace.namespace();
     }
 
-    /** @return the session lease TTL */
+    /** @return the session lease TTL as configured */
     public Duration getLeaseTtl() {
         return Duration.ofSeconds(this.leaseTtlSeconds);
+    }
+
+    /**
+     * The TTL etcd granted the current session lease: etcd grants at least its minimum TTL (which
+     * follows from its election timeout, 2 s with etcd's defaults), so this may exceed
+     * {@link #getLeaseTtl()}. A crashed holder's locks are freed, and holds cut off from etcd are
+     * reported lost, after the granted TTL.
+     * @return the granted TTL, or {@code null} before the first session
+     */
+    public Duration getGrantedLeaseTtl() {
+        return this.sessions.grantedTtl();
     }
 
     /** @return the identity stored with this registry's entries */
@@ -315,7 +335,8 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         this.closed = true;
         this.sessions.close("the lock registry was closed");
         this.dispatcher.close();
-        this.scheduler.shutdownNow();
+        this.sessionScheduler.shutdownNow();
+        this.maintenance.shutdownNow();
     }
 
     // ---- called by EtcdFencedLock --------------------------------------------------------------
@@ -436,8 +457,19 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
                     throw failure(state.key, start, entry, "the lock registry was closed", null);
                 }
                 logger.debug("Entry for lock '{}' lost while waiting ({}); queueing again", state.key, ex.getMessage());
-                // etcd answered: a later failure starts a new request timeout.
-                failingSince = 0;
+                if (entry.session().isAlive()) {
+                    // etcd answered (the entry was deleted): a later failure starts a new request timeout.
+                    failingSince = 0;
+                }
+                else {
+                    // A lost session is etcd failing, even when a grant succeeds each time (a session
+                    // can die right after a slow grant): untimed waits still give up after the request timeout.
+                    failingSince = (failingSince == 0) ? System.nanoTime() : failingSince;
+                    if (givenUpOnEtcd(timed, deadline, failingSince)) {
+                        throw failure(state.key, start, entry, "etcd at " + this.endpoints
+                                + " keeps losing the session lease: " + ex.getMessage(), ex);
+                    }
+                }
             }
             catch (EtcdCallFailedException ex) {
                 this.sessions.unregister(entry);
@@ -667,6 +699,16 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
     /** For tests: whether some thread is granting a session lease right now. */
     boolean sessionGrantInProgress() {
         return this.sessions.grantInProgress();
+    }
+
+    /** For tests: keep-alive calls whose gRPC stream has not ended yet. */
+    int openKeepAliveCalls() {
+        return this.sessions.openKeepAliveCalls();
+    }
+
+    /** For tests: runs {@code task} on the thread that deletes entries and watches etcd. */
+    void runOnMaintenanceThread(Runnable task) {
+        this.maintenance.execute(task);
     }
 
     /** See {@link SessionKeeper#sweepForGhosts()}; for tests. */

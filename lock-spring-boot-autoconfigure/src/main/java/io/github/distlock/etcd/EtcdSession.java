@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
-import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +20,12 @@ import org.slf4j.LoggerFactory;
  * after that request was sent, so the server's expiry is never earlier than ours: when
  * {@link #isAlive()} is true, the lease is alive on the server too (clock drift aside). The check
  * reads the monotonic clock, so it holds even when the scheduler thread is starved or etcd is
- * unreachable.
+ * unreachable. Every keep-alive is timed from the send time of the latest acknowledged one (the
+ * first from the grant's), never from when an answer arrived, so a slow answer cannot use up the TTL.
+ *
+ * <p>The TTL is the one etcd granted, which may exceed the requested one (etcd's minimum follows
+ * from its election timeout). The scheduler runs only session timing: keep-alive sends and expiry
+ * checks, all non-blocking, so nothing else a registry or an application does can delay them.
  */
 final class EtcdSession {
 
@@ -30,6 +34,8 @@ final class EtcdSession {
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final Lease leases;
+
+    private final LeaseKeepAlives keepAlives;
 
     private final long leaseId;
 
@@ -47,9 +53,10 @@ final class EtcdSession {
 
     private volatile long expiresAtNanos;
 
-    private EtcdSession(Lease leases, long leaseId, long ttlNanos, long grantSentNanos, long requestTimeoutNanos,
-            ScheduledExecutorService scheduler, RaftTerms terms, BackendFailures failures) {
+    private EtcdSession(Lease leases, LeaseKeepAlives keepAlives, long leaseId, long ttlNanos, long grantSentNanos,
+            long requestTimeoutNanos, ScheduledExecutorService scheduler, RaftTerms terms, BackendFailures failures) {
         this.leases = leases;
+        this.keepAlives = keepAlives;
         this.leaseId = leaseId;
         this.ttlNanos = ttlNanos;
         this.requestTimeoutNanos = requestTimeoutNanos;
@@ -59,25 +66,40 @@ final class EtcdSession {
         this.expiresAtNanos = grantSentNanos + ttlNanos;
     }
 
-    /** Grants a lease and starts keeping it alive. */
-    static EtcdSession start(Lease leases, long ttlSeconds, long requestTimeoutNanos, ScheduledExecutorService scheduler,
-            RaftTerms terms, BackendFailures failures, boolean interruptible)
+    /**
+     * Grants a lease and starts keeping it alive.
+     * @throws EtcdCallFailedException if the grant failed, or etcd answered it so late that the
+     * lease may already have expired (the lease is then revoked in the background)
+     */
+    static EtcdSession start(Lease leases, LeaseKeepAlives keepAlives, long ttlSeconds, long requestTimeoutNanos,
+            ScheduledExecutorService scheduler, RaftTerms terms, BackendFailures failures, boolean interruptible)
             throws EtcdCallFailedException, InterruptedException {
         long sent = System.nanoTime();
         LeaseGrantResponse grant = EtcdCalls.await(leases.grant(ttlSeconds), requestTimeoutNanos, interruptible,
                 "lease grant");
         terms.observe(grant);
         long leaseId = grant.getID();
-        EtcdSession session = new EtcdSession(leases, leaseId, TimeUnit.SECONDS.toNanos(ttlSeconds), sent,
-                requestTimeoutNanos, scheduler, terms, failures);
-        session.scheduleKeepAlive(session.keepAliveIntervalNanos());
+        EtcdSession session = new EtcdSession(leases, keepAlives, leaseId, TimeUnit.SECONDS.toNanos(grant.getTTL()),
+                sent, requestTimeoutNanos, scheduler, terms, failures);
+        if (!session.isAlive()) {
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent);
+            session.abandon("the lease grant was answered after its TTL");
+            throw new EtcdCallFailedException("etcd answered the lease grant after " + tookMillis
+                    + " ms, later than the " + grant.getTTL() + "s TTL it granted", null);
+        }
+        session.scheduleKeepAlive(sent + session.keepAliveIntervalNanos() - System.nanoTime());
         session.scheduleExpiryCheck();
-        logger.debug("Started session lease {} with TTL {}s", Long.toHexString(leaseId), ttlSeconds);
+        logger.debug("Started session lease {} with TTL {}s", Long.toHexString(leaseId), grant.getTTL());
         return session;
     }
 
     long leaseId() {
         return this.leaseId;
+    }
+
+    /** The TTL etcd granted, which may exceed the one requested. */
+    Duration grantedTtl() {
+        return Duration.ofNanos(this.ttlNanos);
     }
 
     /** @return whether the lease is known to be alive on the server right now */
@@ -121,11 +143,33 @@ final class EtcdSession {
         }
     }
 
-    /** Ends the session after a loss and revokes the lease in the background, in case etcd still has it. */
+    /**
+     * Ends the session after a loss and revokes the lease in the background, in case etcd still has
+     * it: retried until etcd confirms, so that a keep-alive that was held up in the network and
+     * renews the lease late cannot keep its entries alive.
+     */
     void abandon(String reason) {
         if (end(reason)) {
-            this.leases.revoke(this.leaseId);
+            revokeUntilGone(1);
         }
+    }
+
+    private void revokeUntilGone(int attempt) {
+        this.leases.revoke(this.leaseId)
+            .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
+            .whenComplete((revoked, failure) -> {
+                // Past a few TTLs without keep-alives etcd has let the lease expire anyway.
+                if (failure != null && !EtcdCalls.isLeaseNotFound(failure)
+                        && attempt * MIN_RETRY_NANOS * 5 < 3 * this.ttlNanos + this.requestTimeoutNanos) {
+                    try {
+                        this.scheduler.schedule(() -> revokeUntilGone(attempt + 1), MIN_RETRY_NANOS * 5,
+                                TimeUnit.NANOSECONDS);
+                    }
+                    catch (RejectedExecutionException ex) {
+                        // The registry closed: its lease expires within the TTL.
+                    }
+                }
+            });
     }
 
     private boolean end(String reason) {
@@ -143,7 +187,7 @@ final class EtcdSession {
     private void scheduleKeepAlive(long delayNanos) {
         if (!this.ended.isDone()) {
             try {
-                this.scheduler.schedule(this::keepAlive, delayNanos, TimeUnit.NANOSECONDS);
+                this.scheduler.schedule(this::keepAlive, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
             }
             catch (RejectedExecutionException ex) {
                 // The registry shut its scheduler down: it is closing this session.
@@ -157,23 +201,23 @@ final class EtcdSession {
             return;
         }
         long sent = System.nanoTime();
-        CompletableFuture<LeaseKeepAliveResponse> call;
+        // A hung attempt must not use up the TTL: it ends after one interval, and the next one follows.
+        long attemptTimeout = Math.min(this.requestTimeoutNanos, keepAliveIntervalNanos());
+        CompletableFuture<LeaseKeepAlives.Renewal> call;
         try {
-            call = this.leases.keepAliveOnce(this.leaseId);
+            call = this.keepAlives.keepAliveOnce(this.leaseId, attemptTimeout);
         }
         catch (RuntimeException ex) {
             onKeepAliveFailed(ex);
             return;
         }
-        // A hung attempt must not use up the TTL: give up on it after one interval and try again.
-        long attemptTimeout = Math.min(this.requestTimeoutNanos, keepAliveIntervalNanos());
-        call.orTimeout(attemptTimeout, TimeUnit.NANOSECONDS).whenComplete((response, failure) -> {
-            if (failure == null && this.terms.isStale(response)) {
+        call.whenComplete((renewal, failure) -> {
+            if (failure == null && this.terms.isStale(renewal.raftTerm())) {
                 onKeepAliveFailed(new IllegalStateException("answered by a deposed leader (raft term "
-                        + response.getHeader().getRaftTerm() + ")"));
+                        + renewal.raftTerm() + ")"));
             }
             else if (failure == null) {
-                onKeepAliveAcknowledged(sent, response.getTTL());
+                onKeepAliveAcknowledged(sent, renewal.ttlSeconds());
             }
             else if (EtcdCalls.isLeaseNotFound(failure)) {
                 abandon("etcd no longer knows the session lease (expired or revoked)");
@@ -197,7 +241,8 @@ final class EtcdSession {
                 this.expiresAtNanos = expiresAt;
             }
         }
-        scheduleKeepAlive(keepAliveIntervalNanos());
+        // Timed from when this keep-alive was sent, not from when its answer arrived.
+        scheduleKeepAlive(sentNanos + keepAliveIntervalNanos() - System.nanoTime());
     }
 
     private void onKeepAliveFailed(Throwable failure) {

@@ -1,5 +1,9 @@
 package io.github.distlock.etcd;
 
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
 import io.etcd.jetcd.KV;
 
 /** What the queue entries of one registry share: clients, bounds and the loss callback. */
@@ -29,8 +33,15 @@ final class LockQueue {
 
     private final EntrySlots slots = new EntrySlots();
 
+    private final ScheduledExecutorService maintenance;
+
+    private final BackendFailures failures;
+
     LockQueue(KV kv, WatchDispatcher dispatcher, EntryDeleter deleter, long requestTimeoutNanos,
-            long safetyRecheckNanos, RaftTerms terms, HoldLossHandler lossHandler, Runnable uncertainWriteHandler) {
+            long safetyRecheckNanos, RaftTerms terms, HoldLossHandler lossHandler, Runnable uncertainWriteHandler,
+            ScheduledExecutorService maintenance, BackendFailures failures) {
+        this.maintenance = maintenance;
+        this.failures = failures;
         this.kv = kv;
         this.dispatcher = dispatcher;
         this.deleter = deleter;
@@ -39,6 +50,21 @@ final class LockQueue {
         this.lossHandler = lossHandler;
         this.uncertainWriteHandler = uncertainWriteHandler;
         this.terms = terms;
+    }
+
+    /** Runs {@code task} on the maintenance thread after {@code delayNanos}; nothing once the registry closed. */
+    void schedule(Runnable task, long delayNanos) {
+        try {
+            this.maintenance.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // Closed: the lease revoke ends every entry.
+        }
+    }
+
+    /** An etcd call of an entry failed. */
+    void failed() {
+        this.failures.record();
     }
 
     EntrySlots slots() {

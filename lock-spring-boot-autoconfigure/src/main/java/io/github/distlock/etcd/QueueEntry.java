@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -186,7 +187,20 @@ final class QueueEntry implements WatchDispatcher.Listener {
                     }
                 }
             }
-            this.holding = true;
+            // With resync(): either it sees holding and verifies, or we see its request here. A resync
+            // during the final read means a deletion of our own key may have fallen into a watch gap.
+            boolean verify;
+            this.stateLock.lock();
+            try {
+                this.holding = true;
+                verify = this.resyncRequested;
+            }
+            finally {
+                this.stateLock.unlock();
+            }
+            if (verify) {
+                verifyHold(1);
+            }
             return true;
         }
         finally {
@@ -266,7 +280,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
      * @return whether no entry is older than ours
      */
     private boolean enqueue(long callNanos, boolean interruptible)
-            throws EtcdCallFailedException, InterruptedException {
+            throws EtcdCallFailedException, InterruptedException, EntryLostException {
         beginRead();
         CompletableFuture<TxnResponse> call = this.queue.kv().txn()
             .Then(Op.put(this.key, this.value, PutOption.builder().withLeaseId(this.session.leaseId()).build()),
@@ -278,7 +292,22 @@ final class QueueEntry implements WatchDispatcher.Listener {
                         .build()))
             .commit();
         this.write = call;
-        TxnResponse response = EtcdCalls.await(call, callNanos, interruptible, "lock entry write");
+        TxnResponse response;
+        try {
+            response = EtcdCalls.await(call, callNanos, interruptible, "lock entry write");
+        }
+        catch (EtcdCallFailedException ex) {
+            if (!EtcdCalls.isLeaseNotFound(ex)) {
+                throw ex;
+            }
+            // etcd rejected the put (so it wrote nothing): the session lease expired or was revoked
+            // before a keep-alive could tell. Not an outage: end the session so the next attempt
+            // starts a new one at once.
+            this.write = null;
+            String reason = "etcd no longer knows the session lease (expired or revoked)";
+            this.session.abandon(reason);
+            throw new EntryLostException(reason);
+        }
         this.queue.terms().observe(response);
         long revision = response.getPutResponses().get(0).getHeader().getRevision();
         this.createRevision = revision;
@@ -455,17 +484,18 @@ final class QueueEntry implements WatchDispatcher.Listener {
 
     @Override
     public void resync() {
-        if (this.holding) {
-            verifyHoldAsync();
-            return;
-        }
+        boolean held;
         this.stateLock.lock();
         try {
+            held = this.holding;
             this.resyncRequested = true;
             this.stateChanged.signalAll();
         }
         finally {
             this.stateLock.unlock();
+        }
+        if (held) {
+            verifyHold(1);
         }
     }
 
@@ -493,15 +523,30 @@ final class QueueEntry implements WatchDispatcher.Listener {
         }
     }
 
-    private void verifyHoldAsync() {
+    /**
+     * Checks in the background that a held entry's key still exists, after events may have been
+     * missed. Retried until etcd answers, while the hold lasts: if etcd stays away, the session's
+     * TTL ends the hold instead.
+     */
+    private void verifyHold(int attempt) {
+        if (!this.holding || lostReason() != null) {
+            return;
+        }
         long revision = this.createRevision;
         this.queue.kv().txn()
             .If(new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
             .commit()
+            .orTimeout(this.queue.requestTimeoutNanos(), TimeUnit.NANOSECONDS)
             .whenComplete((response, failure) -> {
-                if (failure == null && !response.isSucceeded()) {
-                    markLost(ENTRY_DELETED);
+                if (failure == null) {
+                    if (!response.isSucceeded() && this.holding) {
+                        markLost(ENTRY_DELETED);
+                    }
+                    return;
                 }
+                this.queue.failed();
+                this.queue.schedule(() -> verifyHold(attempt + 1),
+                        Math.min(EtcdCalls.RETRY_PAUSE_NANOS * attempt, this.queue.requestTimeoutNanos()));
             });
     }
 

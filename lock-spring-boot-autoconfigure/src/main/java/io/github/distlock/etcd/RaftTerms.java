@@ -21,9 +21,8 @@ final class RaftTerms {
         this.highest.accumulateAndGet(term, Math::max);
     }
 
-    /** Records the response's term; @return whether an earlier response came from a later term. */
-    boolean isStale(Response response) {
-        long term = response.getHeader().getRaftTerm();
+    /** Records an answer's term; @return whether an earlier answer came from a later term. */
+    boolean isStale(long term) {
         return this.highest.getAndAccumulate(term, Math::max) > term;
     }
 }

@@ -1,5 +1,6 @@
 package io.github.distlock.etcd;
 
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -47,7 +48,11 @@ final class SessionKeeper {
 
     private final long requestTimeoutNanos;
 
-    private final ScheduledExecutorService scheduler;
+    private final ScheduledExecutorService sessionScheduler;
+
+    private final ScheduledExecutorService maintenance;
+
+    private final LeaseKeepAlives keepAlives;
 
     private final RaftTerms terms;
 
@@ -65,16 +70,26 @@ final class SessionKeeper {
 
     private volatile long sweepGhostsUntilNanos;
 
+    /** The granted TTL last reported as differing from the requested one, so it is reported once. */
+    private volatile Duration reportedGrantedTtl;
+
     private volatile boolean closed;
 
+    /**
+     * @param sessionScheduler runs only session timing (keep-alives, expiry checks), never anything
+     * that can block
+     * @param maintenance runs clean-up such as ghost sweeps
+     */
     SessionKeeper(Client client, EtcdKeyspace keyspace, long leaseTtlSeconds, long requestTimeoutNanos,
-            ScheduledExecutorService scheduler, RaftTerms terms, EtcdLockStatistics statistics,
-            BackendFailures failures) {
+            ScheduledExecutorService sessionScheduler, ScheduledExecutorService maintenance, RaftTerms terms,
+            EtcdLockStatistics statistics, BackendFailures failures) {
         this.client = client;
         this.keyspace = keyspace;
         this.leaseTtlSeconds = leaseTtlSeconds;
         this.requestTimeoutNanos = requestTimeoutNanos;
-        this.scheduler = scheduler;
+        this.sessionScheduler = sessionScheduler;
+        this.maintenance = maintenance;
+        this.keepAlives = LeaseKeepAlives.of(client);
         this.terms = terms;
         this.statistics = statistics;
         this.failures = failures;
@@ -106,8 +121,10 @@ final class SessionKeeper {
             // No session yet, or the last one was lost: the channel may be waiting out a backoff.
             this.failures.beforeReconnect();
             long remaining = Math.min(callNanos, this.requestTimeoutNanos) - (System.nanoTime() - start);
-            EtcdSession started = EtcdSession.start(this.client.getLeaseClient(), this.leaseTtlSeconds,
-                    Math.max(remaining, 0), this.scheduler, this.terms, this.failures, interruptible);
+            EtcdSession started = EtcdSession.start(this.client.getLeaseClient(), this.keepAlives,
+                    this.leaseTtlSeconds, Math.max(remaining, 0), this.sessionScheduler, this.terms, this.failures,
+                    interruptible);
+            reportGrantedTtl(started.grantedTtl());
             started.ended().thenAccept(reason -> onSessionEnded(started, reason));
             boolean closedMeanwhile;
             synchronized (this.entries) {
@@ -125,6 +142,31 @@ final class SessionKeeper {
         finally {
             this.sessionLock.unlock();
         }
+    }
+
+    /**
+     * etcd grants at least its minimum TTL (derived from its election timeout, 2 s with the
+     * defaults): the liveness bound of G4 is then the granted TTL, so say so once.
+     */
+    private void reportGrantedTtl(Duration granted) {
+        if (granted.getSeconds() != this.leaseTtlSeconds && !granted.equals(this.reportedGrantedTtl)) {
+            this.reportedGrantedTtl = granted;
+            logger.warn("etcd granted the lock session lease a TTL of {}s instead of the configured {}s (etcd's "
+                    + "minimum follows from its election timeout): a crashed holder blocks others for up to {}s, "
+                    + "and holds are lost after {}s without etcd", granted.getSeconds(), this.leaseTtlSeconds,
+                    granted.getSeconds(), granted.getSeconds());
+        }
+    }
+
+    /** The TTL etcd granted the current session, or {@code null} before the first session. */
+    Duration grantedTtl() {
+        EtcdSession current = this.session;
+        return (current != null) ? current.grantedTtl() : null;
+    }
+
+    /** For tests: keep-alive calls whose stream has not ended. */
+    int openKeepAliveCalls() {
+        return this.keepAlives.openCalls();
     }
 
     private boolean lockWithin(long nanos, boolean interruptible) throws InterruptedException {
@@ -231,7 +273,7 @@ final class SessionKeeper {
 
     private void scheduleGhostSweep() {
         try {
-            this.scheduler.schedule(this::sweepGhostsOnce, GHOST_SWEEP_PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+            this.maintenance.schedule(this::sweepGhostsOnce, GHOST_SWEEP_PERIOD_MILLIS, TimeUnit.MILLISECONDS);
         }
         catch (RejectedExecutionException ex) {
             // Closed: revoking the lease removed every entry.

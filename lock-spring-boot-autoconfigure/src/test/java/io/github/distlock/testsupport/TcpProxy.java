@@ -37,6 +37,9 @@ public final class TcpProxy implements AutoCloseable {
 
     private volatile Mode mode = Mode.FORWARD;
 
+    /** Added to every chunk of bytes in each direction, as a slow network path would. */
+    private volatile long latencyNanos;
+
     private volatile boolean closed;
 
     private TcpProxy(ServerSocket server, InetSocketAddress target) {
@@ -76,6 +79,14 @@ public final class TcpProxy implements AutoCloseable {
     /** Stops forwarding bytes in both directions, on open and new connections, until {@link #restore()}. */
     public void stall() {
         setMode(Mode.STALL);
+    }
+
+    /**
+     * Delays every chunk of bytes by {@code latency} in each direction from now on (a round trip
+     * then takes at least twice as long); {@link Duration#ZERO} forwards at once again.
+     */
+    public void delay(java.time.Duration latency) {
+        this.latencyNanos = latency.toNanos();
     }
 
     /** Forwards again; stalled bytes are delivered. */
@@ -146,6 +157,10 @@ public final class TcpProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) != -1) {
+                    long latency = this.latencyNanos;
+                    if (latency > 0) {
+                        java.util.concurrent.TimeUnit.NANOSECONDS.sleep(latency);
+                    }
                     if (!awaitForwarding()) {
                         break;
                     }
@@ -155,6 +170,9 @@ public final class TcpProxy implements AutoCloseable {
             }
             catch (IOException ex) {
                 // The connection was reset, by the proxy or a peer.
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
             }
             finally {
                 abort(from);

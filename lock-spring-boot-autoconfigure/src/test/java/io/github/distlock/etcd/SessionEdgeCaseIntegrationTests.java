@@ -1,0 +1,255 @@
+package io.github.distlock.etcd;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchResponse;
+import io.github.distlock.FencedLock;
+import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.testsupport.EtcdClusterExtension;
+import io.github.distlock.testsupport.FaultInjectionTest;
+import io.github.distlock.testsupport.TcpProxy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The session lease at its edges, against a real etcd: a TTL below etcd's minimum, a grant slower
+ * than the TTL, a put refused because the lease is gone, keep-alives during a stall, and a
+ * maintenance thread blocked inside jetcd.
+ */
+@FaultInjectionTest
+class SessionEdgeCaseIntegrationTests {
+
+    @RegisterExtension
+    static final EtcdClusterExtension etcd = EtcdClusterExtension.single();
+
+    private static final Duration LONG = Duration.ofSeconds(60);
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    private String namespace;
+
+    private TcpProxy proxy;
+
+    @BeforeEach
+    void setUp() {
+        this.namespace = "/session-edge-" + UUID.randomUUID() + "/";
+        this.proxy = track(TcpProxy.start(etcd.clientEndpoints().get(0)));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        this.proxy.delay(Duration.ZERO);
+        this.proxy.restore();
+        for (int i = this.resources.size() - 1; i >= 0; i--) {
+            this.resources.get(i).close();
+        }
+    }
+
+    @Test
+    void ttlBelowEtcdsMinimumRunsOnTheGrantedTtlAndSaysSoOnce() throws Exception {
+        Logger logger = (Logger) LoggerFactory.getLogger(SessionKeeper.class);
+        ListAppender<ILoggingEvent> events = new ListAppender<>();
+        events.start();
+        logger.addAppender(events);
+        try {
+            // etcd's minimum TTL is 1.5 election timeouts: 2 s for the test cluster's 1 s (etcd's default too).
+            EtcdLockRegistry registry = registry(track(etcd.newClient()), Duration.ofSeconds(1), Duration.ofSeconds(2));
+            assertThat(registry.getGrantedLeaseTtl()).isNull();
+            for (int i = 0; i < 3; i++) {
+                FencedLock lock = registry.obtain("short-ttl");
+                lock.lock();
+                lock.unlock();
+            }
+            assertThat(registry.getLeaseTtl()).isEqualTo(Duration.ofSeconds(1));
+            assertThat(registry.getGrantedLeaseTtl()).isEqualTo(Duration.ofSeconds(2));
+            // Renewed on the granted TTL's schedule, not lost on the requested one.
+            await().during(Duration.ofSeconds(5)).atMost(LONG).until(registry::isSessionAlive);
+            assertThat(registry.getStatistics().getSessionsLost()).isZero();
+            assertThat(events.list).filteredOn(event -> event.getLevel() == Level.WARN)
+                .singleElement()
+                .satisfies(event -> assertThat(event.getFormattedMessage())
+                    .contains("TTL of 2s instead of the configured 1s")
+                    .contains("a crashed holder blocks others for up to 2s"));
+        }
+        finally {
+            logger.detachAppender(events);
+        }
+    }
+
+    @Test
+    void untimedLockGivesUpAfterTheRequestTimeoutWhenEveryGrantIsSlowerThanTheTtl() throws Exception {
+        // A request timeout long enough for every call to get its answer: only the TTL is too short.
+        EtcdLockRegistry registry = registry(proxiedClient(), Duration.ofSeconds(2), Duration.ofSeconds(12));
+        registry.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+        // Round trips of at least 3 s from now on: every keep-alive and grant answers after the 2 s TTL.
+        this.proxy.delay(Duration.ofMillis(1500));
+        await().atMost(LONG).until(() -> !registry.isSessionAlive());
+        FencedLock lock = registry.obtain("slow-grant");
+        long start = System.nanoTime();
+        LockAcquisitionException failure = assertTimeoutPreemptively(Duration.ofSeconds(90),
+                () -> assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(lock::lock).actual());
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(failure).hasMessageContaining("lease grant");
+        // One request timeout of failures plus the attempt in flight when it ran out.
+        assertThat(took).isLessThan(Duration.ofSeconds(45));
+        this.proxy.delay(Duration.ZERO);
+        assertThat(lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        lock.unlock();
+    }
+
+    @Test
+    void putRefusedBecauseTheLeaseIsGoneStartsANewSessionAtOnce() throws Exception {
+        // TTL 30 s: the next keep-alive, which would notice the revoke, is up to 10 s away.
+        EtcdLockRegistry registry = registry(track(etcd.newClient()), Duration.ofSeconds(30), Duration.ofSeconds(2));
+        FencedLock warmUp = registry.obtain("revoked-lease");
+        warmUp.lock();
+        warmUp.unlock();
+        await().atMost(LONG).pollInterval(Duration.ofMillis(10))
+            .until(() -> registry.getSessionRenewalAge().compareTo(Duration.ofMillis(500)) < 0);
+        try (Client raw = etcd.newClient()) {
+            raw.getLeaseClient().revoke(registry.liveLeaseId()).get(10, TimeUnit.SECONDS);
+        }
+        long start = System.nanoTime();
+        FencedLock lock = registry.obtain("revoked-lease");
+        assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
+        try {
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+            assertThat(registry.getStatistics().getFailed()).isZero();
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void keepAliveStreamsEndWhenTheirAttemptGivesUp() throws Exception {
+        // No gRPC keep-alive pings, so that only the registry can end a stalled call. TTL 12 s:
+        // keep-alives every 4 s, each attempt given up after the 2 s request timeout.
+        Client client = track(Client.builder().endpoints(this.proxy.endpoint()).build());
+        EtcdLockRegistry registry = registry(client, Duration.ofSeconds(12), Duration.ofSeconds(2));
+        FencedLock lock = registry.obtain("stalled-keep-alives");
+        lock.lock();
+        try {
+            long errorsBefore = registry.getStatistics().getBackendErrors();
+            this.proxy.stall();
+            int mostOpen = 0;
+            long deadline = System.nanoTime() + LONG.toNanos();
+            while (registry.getStatistics().getBackendErrors() < errorsBefore + 3 && System.nanoTime() < deadline) {
+                mostOpen = Math.max(mostOpen, registry.openKeepAliveCalls());
+                Thread.sleep(20);
+            }
+            assertThat(registry.getStatistics().getBackendErrors()).as("failed keep-alives")
+                .isGreaterThanOrEqualTo(errorsBefore + 3);
+            assertThat(mostOpen).as("keep-alive calls open at once during the stall").isLessThanOrEqualTo(1);
+            this.proxy.restore();
+            await().atMost(LONG).until(() -> registry.getSessionRenewalAge().compareTo(Duration.ofSeconds(4)) < 0);
+            assertThat(registry.isSessionAlive()).isTrue();
+            assertThat(lock.isLockedByCurrentThread()).isTrue();
+        }
+        finally {
+            this.proxy.restore();
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void keepAlivesGoOnWhileTheMaintenanceThreadIsBlockedInsideJetcd() throws Exception {
+        Client client = track(etcd.newClient());
+        EtcdLockRegistry registry = registry(client, Duration.ofSeconds(2), Duration.ofSeconds(2));
+        FencedLock lock = registry.obtain("blocked-maintenance");
+        lock.lock();
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            // An application watch on the same client whose listener blocks when closed: jetcd calls
+            // it while holding the watch client's lock, which every new watch needs too.
+            Watch.Watcher appWatch = client.getWatchClient()
+                .watch(ByteSequence.from("/app/", StandardCharsets.UTF_8), WatchOption.DEFAULT, new Watch.Listener() {
+
+                    @Override
+                    public void onNext(WatchResponse response) {
+                    }
+
+                    @Override
+                    public void onError(Throwable throwable) {
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        awaitQuietly(release);
+                    }
+                });
+            Thread closer = new Thread(appWatch::close, "app-watch-closer");
+            closer.setDaemon(true);
+            closer.start();
+            CountDownLatch blocked = new CountDownLatch(1);
+            registry.runOnMaintenanceThread(() -> {
+                blocked.countDown();
+                // What a watch reopen does: needs the lock the application's listener holds.
+                client.getWatchClient().watch(ByteSequence.from("/other/", StandardCharsets.UTF_8), response -> {
+                }).close();
+            });
+            assertThat(blocked.await(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            // Three TTLs: without keep-alives the session would have been lost after one.
+            await().during(Duration.ofSeconds(6)).atMost(LONG)
+                .until(() -> registry.isSessionAlive() && registry.getHeldLockCount() == 1);
+            assertThat(lock.isLockedByCurrentThread()).isTrue();
+        }
+        finally {
+            release.countDown();
+            lock.unlock();
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(2, TimeUnit.MINUTES);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private Client proxiedClient() {
+        return track(Client.builder()
+            .endpoints(this.proxy.endpoint())
+            .keepaliveTime(Duration.ofSeconds(30))
+            .keepaliveTimeout(Duration.ofSeconds(30))
+            .build());
+    }
+
+    private EtcdLockRegistry registry(Client client, Duration ttl, Duration requestTimeout) {
+        return track(EtcdLockRegistry.builder(client)
+            .namespace(this.namespace)
+            .leaseTtl(ttl)
+            .requestTimeout(requestTimeout)
+            .ownerIdentity("edge")
+            .build());
+    }
+
+    private <T extends AutoCloseable> T track(T resource) {
+        this.resources.add(resource);
+        return resource;
+    }
+}
