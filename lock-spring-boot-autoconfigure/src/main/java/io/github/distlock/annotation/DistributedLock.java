@@ -42,8 +42,11 @@ import java.lang.annotation.Target;
  * {@link java.util.concurrent.Future} or a reactive type are rejected at start-up: the lock would
  * be released before the asynchronous work completes.
  *
- * <p>Every attribute is checked when the application starts: an unparsable key, a malformed wait
- * timeout or an unresolvable placeholder fail start-up with a message naming the method.
+ * <p>Every attribute is checked when the application starts: an unparsable key, a key that
+ * references a variable the method does not have (a misspelt parameter, a position out of range,
+ * an unknown {@code #root} property, or any parameter name when the class was compiled without
+ * {@code -parameters}), a malformed wait timeout or an unresolvable placeholder fail start-up with
+ * a message naming the method.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -23,9 +23,9 @@ import org.springframework.util.Assert;
  * Runs {@link io.github.distlock.annotation.DistributedLock @DistributedLock} methods while
  * holding their lock. Per call it evaluates the key, acquires the lock within the wait timeout,
  * makes it available through {@link LockContext}, proceeds, releases the lock and reports a lock
- * lost meanwhile. Everything about a method that does not depend on the call is worked out once,
- * by the {@link LockOperationSource}. Waits and holds are reported to {@link LockMetrics}, if
- * given.
+ * lost meanwhile. A call that skips timeouts also skips a store failure while acquiring.
+ * Everything about a method that does not depend on the call is worked out once, by the
+ * {@link LockOperationSource}. Waits and holds are reported to {@link LockMetrics}, if given.
  */
 public final class DistributedLockInterceptor implements MethodInterceptor {
 
@@ -89,18 +89,31 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                 (targetClass != null) ? targetClass : operation.method().getDeclaringClass(), invocation.getArguments());
         FencedLock lock = registry().obtain(key, operation.fair());
         long start = System.nanoTime();
-        if (!acquire(lock, operation, target, start)) {
-            return this.failures.timedOut(operation, lock, Duration.ofNanos(System.nanoTime() - start));
-        }
-        return proceedHolding(lock, operation, invocation, target);
+        return switch (acquire(lock, operation, target, start)) {
+            case ACQUIRED -> {
+                this.failures.acquired(operation, lock);
+                yield proceedHolding(lock, operation, invocation, target);
+            }
+            case TIMEOUT -> this.failures.timedOut(operation, lock, Duration.ofNanos(System.nanoTime() - start));
+            case ERROR -> operation.skippedResult();
+        };
     }
 
-    private boolean acquire(FencedLock lock, LockOperation operation, Object target, long start) {
+    /**
+     * Waits for the lock.
+     * @return how the wait ended: {@link WaitOutcome#ERROR} is returned only for a store failure
+     * that the operation skips, and thrown otherwise
+     */
+    private WaitOutcome acquire(FencedLock lock, LockOperation operation, Object target, long start) {
         WaitOutcome outcome = WaitOutcome.ERROR;
         try {
             boolean acquired = lock.tryLock(operation.waitTimeout().toNanos(), TimeUnit.NANOSECONDS);
             outcome = acquired ? WaitOutcome.ACQUIRED : WaitOutcome.TIMEOUT;
-            return acquired;
+            return outcome;
+        }
+        catch (LockAcquisitionException failure) {
+            this.failures.storeFailed(operation, failure);
+            return WaitOutcome.ERROR;
         }
         catch (LockLostException lost) {
             // Reentering a hold that was lost meanwhile: the enclosing call still holds it.

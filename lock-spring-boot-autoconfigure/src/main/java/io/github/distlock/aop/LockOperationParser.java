@@ -5,31 +5,59 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import io.github.distlock.annotation.DistributedLock;
 import io.github.distlock.annotation.OnTimeout;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.env.PropertyResolver;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.Assign;
+import org.springframework.expression.spel.ast.CompoundExpression;
+import org.springframework.expression.spel.ast.FunctionReference;
+import org.springframework.expression.spel.ast.MethodReference;
+import org.springframework.expression.spel.ast.OpDec;
+import org.springframework.expression.spel.ast.OpInc;
+import org.springframework.expression.spel.ast.PropertyOrFieldReference;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.StringUtils;
 
 /**
  * Turns a {@link DistributedLock} on a method into a {@link LockOperation}, rejecting everything
- * that could only fail later: unparsable keys, malformed or negative wait timeouts, unresolvable
- * placeholders, methods a proxy cannot intercept, asynchronous return types, and
- * {@link OnTimeout#SKIP} on methods whose callers expect a value.
+ * that could only fail later: unparsable keys, keys referencing variables the method does not
+ * have, malformed or negative wait timeouts, unresolvable placeholders, methods a proxy cannot
+ * intercept, asynchronous return types, and {@link OnTimeout#SKIP} on methods whose callers
+ * expect a value.
  */
 final class LockOperationParser {
 
+    /** Names that MethodBasedEvaluationContext gives arguments by position, besides their own. */
+    private static final Pattern POSITION = Pattern.compile("[pa](0|[1-9][0-9]{0,8})");
+
+    private static final Set<String> ROOT_PROPERTIES = Set.of("method", "methodName", "target", "targetClass", "args");
+
+    private static final Set<String> ROOT_METHODS = Arrays.stream(LockExpressionRoot.class.getMethods())
+        .map(Method::getName)
+        .collect(Collectors.toUnmodifiableSet());
+
     private final SpelExpressionParser expressionParser = new SpelExpressionParser();
+
+    /** The discoverer {@link LockKeyResolver} evaluates keys with, so both see the same names. */
+    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
     private final PropertyResolver placeholders;
 
@@ -45,6 +73,9 @@ final class LockOperationParser {
         checkInterceptable(method, description);
         checkReturnType(method, annotation, description);
         Expression keyExpression = parseKey(annotation.key(), description);
+        if (keyExpression instanceof SpelExpression spel) {
+            checkKeyVariables(method, spel.getAST(), annotation.key(), description);
+        }
         Duration waitTimeout = parseWaitTimeout(annotation.waitTimeout(), description);
         String methodKey = method.getDeclaringClass().getName() + "." + method.getName();
         return new LockOperation(method, description, keyExpression, methodKey, annotation.fair(), waitTimeout,
@@ -85,6 +116,85 @@ final class LockOperationParser {
         catch (ParseException ex) {
             throw invalid(description, "key '" + key + "' is not a valid SpEL expression: " + ex.getMessage()
                     + " (a constant key is a string literal, for example \"'nightly-report'\")", ex);
+        }
+    }
+
+    /**
+     * An unknown variable evaluates to {@code null} rather than failing, so a typo or missing
+     * parameter names would otherwise give every call the same key, and one lock for all.
+     */
+    private void checkKeyVariables(Method method, SpelNode node, String key, String description) {
+        if (node instanceof Assign || node instanceof OpInc || node instanceof OpDec) {
+            throw invalid(description, "key '" + key + "' assigns to " + node.getChild(0).toStringAST()
+                    + ": a lock key must not set variables or change state");
+        }
+        if (node instanceof FunctionReference) {
+            String call = node.toStringAST();
+            throw invalid(description, "key '" + key + "' calls " + call.substring(0, call.indexOf('(')) + "(), but "
+                    + "no functions are registered for @DistributedLock keys: call a bean instead (@bean.method(...))");
+        }
+        if (node instanceof VariableReference) {
+            checkVariable(method, node.toStringAST().substring(1), key, description);
+        }
+        if (node instanceof CompoundExpression && node.getChildCount() > 1 && isRoot(node.getChild(0))) {
+            checkRootMember(node.getChild(1), key, description);
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            checkKeyVariables(method, node.getChild(i), key, description);
+        }
+    }
+
+    private void checkVariable(Method method, String name, String key, String description) {
+        if (name.equals("root") || name.equals("this")) {
+            return;
+        }
+        String[] names = this.parameterNames.getParameterNames(method);
+        if (names != null && Arrays.asList(names).contains(name)) {
+            return;
+        }
+        int count = method.getParameterCount();
+        String references = "key '" + key + "' references #" + name + ", but ";
+        Matcher position = POSITION.matcher(name);
+        if (position.matches()) {
+            int index = Integer.parseInt(position.group(1));
+            if (index >= count) {
+                throw invalid(description, references + description + ((count == 0) ? " has no parameters"
+                        : " has " + count + " parameter" + ((count == 1) ? "" : "s") + " (#p0 to #p" + (count - 1)
+                                + ", or #a0 to #a" + (count - 1) + ")"));
+            }
+            return;
+        }
+        if (names == null) {
+            throw invalid(description, references + "the parameter names of " + description + " are not available: "
+                    + "compile with -parameters (the Spring Boot parent does), or use #p0/#a0");
+        }
+        throw invalid(description, references + description + " has no parameter of that name ("
+                + ((names.length == 0) ? "it has no parameters" : "its parameters are: " + String.join(", ", names))
+                + ")");
+    }
+
+    private static boolean isRoot(SpelNode node) {
+        return node instanceof VariableReference && node.toStringAST().equals("#root");
+    }
+
+    private static void checkRootMember(SpelNode member, String key, String description) {
+        String name;
+        boolean known;
+        if (member instanceof PropertyOrFieldReference property) {
+            name = property.getName();
+            // The property accessor capitalizes the name to find the getter, so #root.Method works too.
+            known = ROOT_PROPERTIES.contains(StringUtils.uncapitalize(name));
+        }
+        else if (member instanceof MethodReference call) {
+            name = call.getName() + "()";
+            known = ROOT_METHODS.contains(call.getName());
+        }
+        else {
+            return;
+        }
+        if (!known) {
+            throw invalid(description, "key '" + key + "' references #root." + name
+                    + ", but #root has only method, methodName, target, targetClass and args");
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.concurrent.locks.Condition;
 
 import io.github.distlock.FencedLock;
 import io.github.distlock.InMemoryLockRegistry;
+import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
 import io.github.distlock.LockRegistry;
 
@@ -18,7 +19,9 @@ import io.github.distlock.LockRegistry;
  * with other recorders (such as a transaction manager), and can make a hold lost: after
  * {@link #loseHoldOf(String)}, unlocking that key releases it and then throws
  * {@link LockLostException}, and reentering it throws, as the etcd registry does for a hold
- * whose lease expired.
+ * whose lease expired. After {@link #failAcquisitions(String)}, timed acquisitions throw
+ * {@link LockAcquisitionException} as a store that cannot be reached does, until
+ * {@link #recover()}.
  */
 public class RecordingLockRegistry implements LockRegistry {
 
@@ -29,6 +32,8 @@ public class RecordingLockRegistry implements LockRegistry {
     private final List<Duration> waits = new CopyOnWriteArrayList<>();
 
     private final Set<String> lostKeys = ConcurrentHashMap.newKeySet();
+
+    private volatile String storeFailure;
 
     public RecordingLockRegistry() {
         this(new CopyOnWriteArrayList<>());
@@ -64,6 +69,16 @@ public class RecordingLockRegistry implements LockRegistry {
         this.lostKeys.add(key);
     }
 
+    /** Makes every timed acquisition fail with {@code failure}, until {@link #recover()}. */
+    public void failAcquisitions(String failure) {
+        this.storeFailure = failure;
+    }
+
+    /** Ends what {@link #failAcquisitions(String)} started. */
+    public void recover() {
+        this.storeFailure = null;
+    }
+
     /** @return whether anyone holds {@code key} */
     public boolean isLocked(String key) {
         return this.delegate.obtain(key).isLocked();
@@ -85,6 +100,12 @@ public class RecordingLockRegistry implements LockRegistry {
             Duration wait = Duration.ofNanos(unit.toNanos(time));
             RecordingLockRegistry.this.waits.add(wait);
             RecordingLockRegistry.this.journal.add("wait " + getKey());
+            String failure = RecordingLockRegistry.this.storeFailure;
+            if (failure != null) {
+                RecordingLockRegistry.this.journal.add("fail " + getKey());
+                throw new LockAcquisitionException(getKey(), wait, null, failure,
+                        new IllegalStateException("connection refused (test)"));
+            }
             boolean acquired = this.lock.tryLock(time, unit);
             RecordingLockRegistry.this.journal.add((acquired ? "acquire " : "timeout ") + getKey());
             return acquired;
