@@ -95,7 +95,7 @@ public final class EtcdConnectivity {
         if (this.lastFailure != null) {
             return new Connection(State.UNREACHABLE, "could not connect to etcd: " + this.lastFailure);
         }
-        return new Connection(State.CONNECTING, "no etcd session yet: connecting");
+        return new Connection(State.CONNECTING, "not connected to etcd: a connect attempt is running");
     }
 
     private synchronized void recordOutcome(@Nullable Void connected, @Nullable Throwable failure) {
