@@ -23,8 +23,7 @@ class DistributedLockHealthConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
-    EtcdLockRegistryHealthIndicator distributedLockHealthIndicator(EtcdLockRegistry registry,
-            DistributedLockProperties properties) {
-        return new EtcdLockRegistryHealthIndicator(registry, properties.getEtcd().getConnectTimeout());
+    EtcdLockRegistryHealthIndicator distributedLockHealthIndicator(EtcdLockRegistry registry) {
+        return new EtcdLockRegistryHealthIndicator(registry);
     }
 }

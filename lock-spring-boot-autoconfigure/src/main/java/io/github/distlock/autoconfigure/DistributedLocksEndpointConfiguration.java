@@ -2,8 +2,10 @@ package io.github.distlock.autoconfigure;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.actuate.DistributedLocksEndpoint;
+import io.github.distlock.actuate.DistributedLocksEndpointWebExtension;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -12,7 +14,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The {@code distributedlocks} actuator endpoint, when Actuator is on the class path, the registry
- * is on etcd and the endpoint is both accessible and exposed (it is off by default).
+ * is on etcd and the endpoint is both accessible and exposed (it is off by default); its web
+ * extension when it is exposed over HTTP.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint",
@@ -29,6 +32,14 @@ class DistributedLocksEndpointConfiguration {
         @ConditionalOnMissingBean
         DistributedLocksEndpoint distributedLocksEndpoint(EtcdLockRegistry registry) {
             return new DistributedLocksEndpoint(registry);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(DistributedLocksEndpoint.class)
+        @ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+        DistributedLocksEndpointWebExtension distributedLocksEndpointWebExtension(DistributedLocksEndpoint endpoint) {
+            return new DistributedLocksEndpointWebExtension(endpoint);
         }
     }
 }

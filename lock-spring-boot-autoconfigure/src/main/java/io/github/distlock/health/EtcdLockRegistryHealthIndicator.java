@@ -2,13 +2,10 @@ package io.github.distlock.health;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import io.github.distlock.etcd.EtcdLockRegistry;
-import org.jspecify.annotations.Nullable;
+import io.github.distlock.health.EtcdConnectivity.Connection;
+import io.github.distlock.health.EtcdConnectivity.State;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -16,56 +13,62 @@ import org.springframework.util.Assert;
 
 /**
  * Health of an {@link EtcdLockRegistry}: whether it holds a live etcd session, which every lock
- * it hands out depends on.
+ * it hands out depends on. A check never waits on etcd: it reports what the registry and the last
+ * background connect attempt know, so a probe answers at once even while etcd is unreachable.
  * <ul>
  * <li>UP with {@code namespace}, {@code leaseTtl}, {@code sessionAlive} and
  * {@code sessionRenewalAge} while the session lease is renewed;</li>
- * <li>before any lock was taken there is no session yet: UP with {@code session: not started} if
- * etcd can be connected to within the connect bound, DOWN with a {@code reason} otherwise;</li>
+ * <li>UNKNOWN with {@code session: connecting} while the first session is being connected in
+ * the background (the check starts that attempt if the application did not);</li>
+ * <li>DOWN with {@code session: not started} and a {@code reason} when that attempt failed; the
+ * check starts another one in the background and stays DOWN until one succeeds;</li>
  * <li>DOWN with a {@code reason} once the session is lost (its lease was not renewed within the
- * TTL), until an acquisition starts a new one.</li>
+ * TTL), while a new one is connected in the background.</li>
  * </ul>
+ * UNKNOWN while connecting, not DOWN: nothing failed yet, and UNKNOWN ranks below UP in Spring
+ * Boot's default aggregation (DOWN, OUT_OF_SERVICE, UP, UNKNOWN), so a starting application is
+ * not reported down for the second it takes to connect, and a Kubernetes readiness group that
+ * includes this indicator answers HTTP 200 until an attempt has actually failed, then 503 until
+ * etcd is reachable. Not UP either: nothing proves yet that locks can be taken. Keep it out of a
+ * liveness group: restarting the application does not bring etcd back.
+ * <p>
  * Details never include endpoints or credentials.
  */
 public class EtcdLockRegistryHealthIndicator extends AbstractHealthIndicator {
 
     private final EtcdLockRegistry registry;
 
-    private final Duration connectBound;
-
-    private @Nullable CompletableFuture<Void> connecting;
+    private final EtcdConnectivity connectivity;
 
     /**
      * Creates an indicator.
      * @param registry the registry to check
-     * @param connectBound how long a check waits for etcd when no session was started yet
      */
-    public EtcdLockRegistryHealthIndicator(EtcdLockRegistry registry, Duration connectBound) {
+    public EtcdLockRegistryHealthIndicator(EtcdLockRegistry registry) {
         super("etcd lock registry health check failed");
         Assert.notNull(registry, "registry must not be null");
-        Assert.isTrue(connectBound != null && !connectBound.isNegative(), "connectBound must not be negative");
         this.registry = registry;
-        this.connectBound = connectBound;
+        this.connectivity = new EtcdConnectivity(registry);
     }
 
     @Override
-    protected void doHealthCheck(Health.Builder builder) throws Exception {
+    protected void doHealthCheck(Health.Builder builder) {
         builder.withDetail("namespace", this.registry.getNamespace())
             .withDetail("leaseTtl", leaseTtl());
         Duration renewalAge = this.registry.getSessionRenewalAge();
+        Connection connection = this.connectivity.check();
         if (renewalAge == null) {
-            checkConnect(builder);
+            reportFirstSession(builder, connection);
             return;
         }
-        boolean alive = this.registry.isSessionAlive();
+        boolean alive = connection.state() == State.CONNECTED;
         builder.withDetail("sessionAlive", alive).withDetail("sessionRenewalAge", print(renewalAge));
         if (alive) {
             builder.up();
         }
         else {
-            // Start a new session in the background, so that an idle application reports UP again
-            // once etcd is back instead of waiting for its next acquisition.
-            connecting();
+            // The check above started a new session in the background, so that an idle application
+            // reports UP again once etcd is back instead of waiting for its next acquisition.
             builder.down()
                 .withDetail("reason", "the etcd session was lost: its lease was not renewed for "
                         + print(renewalAge) + " (TTL " + leaseTtl()
@@ -73,33 +76,14 @@ public class EtcdLockRegistryHealthIndicator extends AbstractHealthIndicator {
         }
     }
 
-    private void checkConnect(Health.Builder builder) throws InterruptedException {
-        builder.withDetail("session", "not started");
-        try {
-            connecting().get(this.connectBound.toNanos(), TimeUnit.NANOSECONDS);
-            builder.up();
+    private void reportFirstSession(Health.Builder builder, Connection connection) {
+        switch (connection.state()) {
+            case CONNECTED -> builder.up();
+            case CONNECTING -> builder.unknown().withDetail("session", "connecting");
+            case UNREACHABLE -> builder.down()
+                .withDetail("session", "not started")
+                .withDetail("reason", connection.reason() + "; retrying in the background");
         }
-        catch (TimeoutException ex) {
-            builder.down()
-                .withDetail("reason", "etcd could not be connected to within " + print(this.connectBound));
-        }
-        catch (ExecutionException ex) {
-            Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-            builder.down().withDetail("reason", String.valueOf(cause.getMessage()));
-        }
-    }
-
-    /**
-     * Checks share one connect attempt while it runs: an endpoint polled often must not pile up
-     * attempts that each keep trying for a request timeout after the check gave up.
-     */
-    private synchronized CompletableFuture<Void> connecting() {
-        CompletableFuture<Void> connecting = this.connecting;
-        if (connecting == null || connecting.isDone()) {
-            connecting = this.registry.connect();
-            this.connecting = connecting;
-        }
-        return connecting;
     }
 
     /** The TTL is whole seconds by construction; shorter durations print as milliseconds. */

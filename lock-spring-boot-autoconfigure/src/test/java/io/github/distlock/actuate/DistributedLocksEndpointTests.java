@@ -8,6 +8,7 @@ import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
 import io.github.distlock.actuate.DistributedLocksEndpoint.EntryDescriptor;
 import io.github.distlock.actuate.DistributedLocksEndpoint.LockDescriptor;
+import io.github.distlock.actuate.DistributedLocksEndpoint.LockStoreUnavailableException;
 import io.github.distlock.actuate.DistributedLocksEndpoint.LocksDescriptor;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.testsupport.EtcdClusterExtension;
@@ -17,6 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link DistributedLocksEndpoint} against a real etcd: what its operations answer (the JSON over
@@ -79,5 +82,36 @@ class DistributedLocksEndpointTests {
         assertThat(free.holder()).isNull();
         assertThat(free.waiters()).isEmpty();
         assertThat(this.endpoint.locks().locks()).isEmpty();
+    }
+
+    @Test
+    void unavailableWithinTheBoundWhileEtcdCannotBeConnectedTo() {
+        try (Client unreachable = Client.builder().endpoints("http://127.0.0.1:1").build();
+                EtcdLockRegistry registry = EtcdLockRegistry.builder(unreachable)
+                    .requestTimeout(Duration.ofMillis(500))
+                    .build()) {
+            DistributedLocksEndpoint endpoint = new DistributedLocksEndpoint(registry, Duration.ofMillis(300));
+            // The first request waits for the connect attempt it starts, at most the bound.
+            assertUnavailableWithin(endpoint, Duration.ofSeconds(2));
+            // Once an attempt failed, requests answer from that without waiting.
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(unavailable(endpoint).getReason())
+                .startsWith("could not connect to etcd: ")
+                .doesNotContain("127.0.0.1"));
+            assertUnavailableWithin(endpoint, Duration.ofMillis(200));
+        }
+    }
+
+    private static void assertUnavailableWithin(DistributedLocksEndpoint endpoint, Duration bound) {
+        long start = System.nanoTime();
+        unavailable(endpoint);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(bound);
+    }
+
+    private static LockStoreUnavailableException unavailable(DistributedLocksEndpoint endpoint) {
+        LockStoreUnavailableException ex = catchThrowableOfType(LockStoreUnavailableException.class,
+                () -> endpoint.lock(new String[] { "orders", "42" }));
+        assertThat(ex).isNotNull();
+        assertThat(ex.getMessage()).isEqualTo("lock store unavailable: " + ex.getReason());
+        return ex;
     }
 }

@@ -1,6 +1,7 @@
 package io.github.distlock.autoconfigure;
 
 import io.github.distlock.actuate.DistributedLocksEndpoint;
+import io.github.distlock.actuate.DistributedLocksEndpointWebExtension;
 import io.github.distlock.metrics.EtcdLockRegistryMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -38,7 +39,17 @@ class DistributedLocksEndpointConfigurationTests {
         this.contextRunner.withPropertyValues(ACCESS)
             .run((context) -> assertThat(context).doesNotHaveBean(DistributedLocksEndpoint.class));
         this.contextRunner.withPropertyValues(ACCESS, EXPOSURE)
-            .run((context) -> assertThat(context).hasSingleBean(DistributedLocksEndpoint.class));
+            .run((context) -> assertThat(context).hasSingleBean(DistributedLocksEndpoint.class)
+                .hasSingleBean(DistributedLocksEndpointWebExtension.class));
+    }
+
+    @Test
+    void webExtensionOnlyWhenExposedOverHttp() {
+        this.contextRunner
+            .withPropertyValues(ACCESS, "management.endpoints.jmx.exposure.include=distributedlocks",
+                    "spring.jmx.enabled=true")
+            .run((context) -> assertThat(context).hasSingleBean(DistributedLocksEndpoint.class)
+                .doesNotHaveBean(DistributedLocksEndpointWebExtension.class));
     }
 
     @Test

@@ -72,27 +72,76 @@ class EtcdLockRegistryHealthIndicatorIntegrationTests {
     }
 
     @Test
-    void upBeforeTheFirstAcquisitionIfEtcdCanBeConnectedTo() {
+    void unknownWhileConnectingThenUpBeforeTheFirstAcquisition() {
         try (Client client = etcd.cluster().newClient();
                 EtcdLockRegistry registry = EtcdLockRegistry.builder(client).build()) {
-            Health health = new EtcdLockRegistryHealthIndicator(registry, LONG).health();
-            assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsEntry("session", "not started")
-                .containsEntry("namespace", "/distributed-lock/")
+            EtcdLockRegistryHealthIndicator indicator = new EtcdLockRegistryHealthIndicator(registry);
+            Health first = quickHealth(indicator);
+            // The first probe starts the connect attempt, which may finish before it answers.
+            if (!first.getStatus().equals(Status.UP)) {
+                assertThat(first.getStatus()).isEqualTo(Status.UNKNOWN);
+                assertThat(first.getDetails()).containsEntry("session", "connecting");
+            }
+            assertThat(first.getDetails()).containsEntry("namespace", "/distributed-lock/")
                 .containsEntry("leaseTtl", "10s");
+            await().atMost(LONG).until(() -> isAlive(quickHealth(indicator)));
         }
     }
 
     @Test
-    void downBeforeTheFirstAcquisitionIfEtcdCannotBeConnectedTo() {
+    void downWithAReasonWithoutEndpointsIfEtcdCannotBeConnectedTo() {
         try (Client client = Client.builder().endpoints("http://127.0.0.1:1").build();
-                EtcdLockRegistry registry = EtcdLockRegistry.builder(client).build()) {
-            long start = System.nanoTime();
-            Health health = new EtcdLockRegistryHealthIndicator(registry, Duration.ofMillis(500)).health();
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-            assertThat(health.getDetails()).containsEntry("session", "not started").containsKey("reason");
+                EtcdLockRegistry registry = EtcdLockRegistry.builder(client)
+                    .requestTimeout(Duration.ofMillis(500))
+                    .build()) {
+            EtcdLockRegistryHealthIndicator indicator = new EtcdLockRegistryHealthIndicator(registry);
+            await().atMost(LONG).until(() -> quickHealth(indicator).getStatus().equals(Status.DOWN));
+            assertThat(quickHealth(indicator).getDetails()).containsEntry("session", "not started")
+                .hasEntrySatisfying("reason", (reason) -> assertThat(reason).asString()
+                    .contains("lease grant")
+                    .endsWith("retrying in the background")
+                    .doesNotContain("127.0.0.1"));
         }
+    }
+
+    @Test
+    void probesAnswerAtOnceWhileEtcdIsUnreachableAndUpOnceItIsBack() {
+        EtcdCluster cluster = etcd.cluster();
+        cluster.member(0).stop();
+        // A long connect timeout: probes must not wait for it, nor for the 1 s request timeout.
+        this.contextRunner
+            .withPropertyValues("distributed-lock.etcd.endpoints=" + cluster.clientEndpoint(),
+                    "distributed-lock.etcd.connect-timeout=5s")
+            .run((context) -> {
+                HealthIndicator indicator = context.getBean("distributedLockHealthIndicator", HealthIndicator.class);
+                Health first = quickHealth(indicator);
+                assertThat(first.getStatus()).isIn(Status.UNKNOWN, Status.DOWN);
+                if (first.getStatus().equals(Status.UNKNOWN)) {
+                    assertThat(first.getDetails()).containsEntry("session", "connecting");
+                }
+                await().atMost(LONG).until(() -> quickHealth(indicator).getStatus().equals(Status.DOWN));
+                Health down = quickHealth(indicator);
+                assertThat(down.getDetails()).containsEntry("session", "not started")
+                    .hasEntrySatisfying("reason", (reason) -> assertThat(reason).asString()
+                        .startsWith("could not connect to etcd: ")
+                        .doesNotContain(cluster.clientEndpoint().substring("http://".length())));
+                // Later probes neither wait for the attempt they start nor flap while it runs.
+                for (int i = 0; i < 5; i++) {
+                    assertThat(quickHealth(indicator).getStatus()).isEqualTo(Status.DOWN);
+                }
+
+                cluster.member(0).restart();
+                await().atMost(LONG).until(() -> isAlive(quickHealth(indicator)));
+            });
+    }
+
+    /** A probe, which must answer from what is known instead of waiting on etcd. */
+    private static Health quickHealth(HealthIndicator indicator) {
+        long start = System.nanoTime();
+        Health health = indicator.health();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("probe answered " + health)
+            .isLessThan(Duration.ofMillis(500));
+        return health;
     }
 
     private static boolean isAlive(Health health) {

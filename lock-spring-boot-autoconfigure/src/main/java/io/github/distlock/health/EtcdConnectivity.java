@@ -1,0 +1,144 @@
+package io.github.distlock.health;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.github.distlock.etcd.EtcdLockRegistry;
+import org.jspecify.annotations.Nullable;
+import org.springframework.util.Assert;
+
+/**
+ * Whether an {@link EtcdLockRegistry} is connected to etcd, for operations surfaces (health, the
+ * {@code distributedlocks} endpoint) that must answer from what is known instead of waiting on
+ * etcd. Without a live session it runs one {@link EtcdLockRegistry#connect() connect attempt} at a
+ * time in the background, shared by every caller, and remembers why the last attempt failed until
+ * one succeeds. Thread-safe.
+ */
+public final class EtcdConnectivity {
+
+    private final EtcdLockRegistry registry;
+
+    private @Nullable CompletableFuture<Void> attempt;
+
+    private long attemptStartNanos;
+
+    private @Nullable String lastFailure;
+
+    /**
+     * Creates a tracker; no attempt starts before the first check.
+     * @param registry the registry whose connection is tracked
+     */
+    public EtcdConnectivity(EtcdLockRegistry registry) {
+        Assert.notNull(registry, "registry must not be null");
+        this.registry = registry;
+    }
+
+    /**
+     * What is known now, without waiting. Without a live session, starts a connect attempt in the
+     * background unless one is running.
+     * @return the connection state
+     */
+    public Connection check() {
+        if (this.registry.isSessionAlive()) {
+            return Connection.CONNECTED;
+        }
+        synchronized (this) {
+            CompletableFuture<Void> attempt = this.attempt;
+            if (attempt == null || attempt.isDone()) {
+                // A finished attempt that succeeded still needs a new one: the session was lost since.
+                this.attemptStartNanos = System.nanoTime();
+                this.attempt = this.registry.connect().whenComplete(this::recordOutcome);
+            }
+            return current();
+        }
+    }
+
+    /**
+     * Like {@link #check()}, but while nothing is known yet (the first attempt, or the first after
+     * a success, is running) waits for that attempt until it has run for {@code bound}. Callers
+     * that come later, or after a failed attempt, do not wait.
+     * @param bound how long an attempt may keep callers waiting
+     * @return the connection state
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public Connection await(Duration bound) throws InterruptedException {
+        Connection connection = check();
+        if (connection.state() != State.CONNECTING) {
+            return connection;
+        }
+        CompletableFuture<Void> attempt;
+        long waitNanos;
+        synchronized (this) {
+            attempt = this.attempt;
+            waitNanos = this.attemptStartNanos + bound.toNanos() - System.nanoTime();
+        }
+        if (attempt != null && waitNanos > 0) {
+            try {
+                attempt.get(waitNanos, TimeUnit.NANOSECONDS);
+            }
+            catch (ExecutionException | TimeoutException ex) {
+                // Reported below from the recorded outcome or as still connecting.
+            }
+        }
+        return this.registry.isSessionAlive() ? Connection.CONNECTED : snapshot();
+    }
+
+    private synchronized Connection snapshot() {
+        return current();
+    }
+
+    private Connection current() {
+        if (this.lastFailure != null) {
+            return new Connection(State.UNREACHABLE, "could not connect to etcd: " + this.lastFailure);
+        }
+        return new Connection(State.CONNECTING, "not connected to etcd: a connect attempt is running");
+    }
+
+    private synchronized void recordOutcome(@Nullable Void connected, @Nullable Throwable failure) {
+        this.lastFailure = (failure != null) ? describe(failure) : null;
+    }
+
+    /**
+     * Says why an etcd call of the registry failed without naming endpoints: the registry's own
+     * message names them, the etcd call failure it wraps names only the call and what went wrong.
+     * @param failure a failure of the registry, possibly wrapped by a future
+     * @return a one-line description
+     */
+    public static String describe(Throwable failure) {
+        Throwable registryFailure = (failure instanceof CompletionException && failure.getCause() != null)
+                ? failure.getCause() : failure;
+        Throwable shown = (registryFailure.getCause() != null && registryFailure.getCause().getMessage() != null)
+                ? registryFailure.getCause() : registryFailure;
+        return (shown.getMessage() != null) ? shown.getMessage() : shown.getClass().getSimpleName();
+    }
+
+    /** How a registry stands with etcd. */
+    public enum State {
+
+        /** The registry holds a live session. */
+        CONNECTED,
+
+        /** No live session, and no attempt failed since the last success: an attempt is running. */
+        CONNECTING,
+
+        /** No live session, and the last connect attempt failed; another one runs in the background. */
+        UNREACHABLE
+
+    }
+
+    /**
+     * A connection state and why the registry is not connected.
+     * @param state the state
+     * @param reason why there is no session, without endpoints or credentials; {@code null} when
+     * connected
+     */
+    public record Connection(State state, @Nullable String reason) {
+
+        static final Connection CONNECTED = new Connection(State.CONNECTED, null);
+
+    }
+}
