@@ -17,7 +17,8 @@ import org.springframework.util.Assert;
  * background connect attempt know, so a probe answers at once even while etcd is unreachable.
  * <ul>
  * <li>UP with {@code namespace}, {@code leaseTtl}, {@code sessionAlive} and
- * {@code sessionRenewalAge} while the session lease is renewed;</li>
+ * {@code sessionRenewalAge} while the session lease is renewed, and {@code grantedLeaseTtl} when
+ * etcd granted a longer TTL than the configured one (its minimum);</li>
  * <li>UNKNOWN with {@code session: connecting} while the first session is being connected in
  * the background (the check starts that attempt if the application did not);</li>
  * <li>DOWN with {@code session: not started} and a {@code reason} when that attempt failed; the
@@ -55,6 +56,11 @@ public class EtcdLockRegistryHealthIndicator extends AbstractHealthIndicator {
     protected void doHealthCheck(Health.Builder builder) {
         builder.withDetail("namespace", this.registry.getNamespace())
             .withDetail("leaseTtl", leaseTtl());
+        Duration granted = this.registry.getGrantedLeaseTtl();
+        if (granted != null && !granted.equals(this.registry.getLeaseTtl())) {
+            // etcd raised it to its minimum: this, not the configured TTL, bounds how long a crashed holder blocks.
+            builder.withDetail("grantedLeaseTtl", DurationStyle.SIMPLE.print(granted, ChronoUnit.SECONDS));
+        }
         Duration renewalAge = this.registry.getSessionRenewalAge();
         Connection connection = this.connectivity.check();
         if (renewalAge == null) {

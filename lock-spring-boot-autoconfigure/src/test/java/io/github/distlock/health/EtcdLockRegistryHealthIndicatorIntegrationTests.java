@@ -50,6 +50,8 @@ class EtcdLockRegistryHealthIndicatorIntegrationTests {
                 await().atMost(LONG).until(() -> isAlive(indicator.health()));
                 assertThat(indicator.health().getDetails()).containsEntry("namespace", "/distributed-lock/")
                     .containsEntry("leaseTtl", "1s")
+                    // etcd's minimum TTL, which is what bounds a crashed holder.
+                    .containsEntry("grantedLeaseTtl", "2s")
                     .containsKey("sessionRenewalAge");
 
                 cluster.member(0).stop();
