@@ -173,7 +173,8 @@ public class DistributedLockProperties {
         /**
          * TTL of the session lease, in whole seconds: the upper bound on how long a crashed
          * holder keeps others waiting, and on how long a holder cut off from etcd believes it
-         * still holds its locks.
+         * still holds its locks. etcd grants at least its minimum TTL (2s with its default
+         * election timeout); a shorter value runs on the granted TTL and logs a warning.
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration leaseTtl = Duration.ofSeconds(10);
