@@ -222,6 +222,37 @@ class SessionEdgeCaseIntegrationTests {
         }
     }
 
+    @Test
+    void holderWhoseKeyIsDeletedDuringAWatchGapLearnsItOnceEtcdIsBack() throws Exception {
+        Client client = track(Client.builder().endpoints(this.proxy.endpoint()).build());
+        EtcdLockRegistry registry = registry(client, Duration.ofSeconds(30), Duration.ofSeconds(2));
+        FencedLock lock = registry.obtain("watch-gap", true);
+        lock.lock();
+        try (Client raw = etcd.newClient()) {
+            this.proxy.reset();
+            // Deleted and compacted while the registry is cut off: the resumed watch cannot deliver it.
+            ByteSequence root = registry.keyspace().root("watch-gap");
+            long revision = raw.getKVClient()
+                .delete(root, io.etcd.jetcd.options.DeleteOption.builder().isPrefix(true).build())
+                .get(10, TimeUnit.SECONDS).getHeader().getRevision();
+            raw.getKVClient().compact(revision).get(10, TimeUnit.SECONDS);
+            // Longer than a verification attempt, so that the first ones fail and are retried.
+            await().pollDelay(Duration.ofSeconds(3)).atMost(LONG).until(() -> true);
+            this.proxy.restore();
+            long restoredAt = System.nanoTime();
+            await().atMost(LONG).pollInSameThread().pollInterval(Duration.ofMillis(20))
+                .until(() -> !lock.isLockedByCurrentThread());
+            // Well within the 30 s TTL: the holder checked its key, the lease did not end it.
+            assertThat(Duration.ofNanos(System.nanoTime() - restoredAt)).isLessThan(Duration.ofSeconds(15));
+            assertThat(registry.isSessionAlive()).isTrue();
+            assertThatExceptionOfType(io.github.distlock.LockLostException.class).isThrownBy(lock::unlock)
+                .withMessageContaining("deleted");
+        }
+        finally {
+            this.proxy.restore();
+        }
+    }
+
     private static void awaitQuietly(CountDownLatch latch) {
         try {
             latch.await(2, TimeUnit.MINUTES);
