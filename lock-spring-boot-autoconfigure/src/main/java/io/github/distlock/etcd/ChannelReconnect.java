@@ -43,9 +43,7 @@ final class ChannelReconnect {
     /** A reconnect for the channel of {@code client}, or one that does nothing if it cannot be reached. */
     static ChannelReconnect of(Client client) {
         try {
-            Field managerField = client.getClass().getDeclaredField("connectionManager");
-            managerField.setAccessible(true);
-            Object manager = managerField.get(client);
+            Object manager = connectionManager(client);
             Field channelField = manager.getClass().getDeclaredField("managedChannel");
             channelField.setAccessible(true);
             if (!ManagedChannel.class.isAssignableFrom(channelField.getType())) {
@@ -58,6 +56,13 @@ final class ChannelReconnect {
                     + "gRPC's backoff (up to 2 minutes)", client.getClass().getName(), ex.toString());
             return new ChannelReconnect(null, null);
         }
+    }
+
+    /** jetcd's internal holder of the client's gRPC channel and stub settings. */
+    static Object connectionManager(Client client) throws ReflectiveOperationException {
+        Field managerField = client.getClass().getDeclaredField("connectionManager");
+        managerField.setAccessible(true);
+        return managerField.get(client);
     }
 
     /** Whether this can shorten the channel's backoff. */

@@ -1,6 +1,5 @@
 package io.github.distlock.etcd;
 
-import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -49,9 +48,7 @@ final class LeaseKeepAlives {
 
     static LeaseKeepAlives of(Client client) {
         try {
-            Field managerField = client.getClass().getDeclaredField("connectionManager");
-            managerField.setAccessible(true);
-            Object manager = managerField.get(client);
+            Object manager = ChannelReconnect.connectionManager(client);
             Method newStub = manager.getClass().getDeclaredMethod("newStub", Function.class);
             newStub.setAccessible(true);
             Function<ManagedChannel, LeaseGrpc.LeaseStub> create = LeaseGrpc::newStub;
