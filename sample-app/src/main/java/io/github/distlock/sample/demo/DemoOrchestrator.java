@@ -146,13 +146,15 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
         }
         else {
             int newcomer = this.demo.processes() * this.demo.workers() + 1;
-            say("Process 1 starts alone: %s wait%s for the lock (fair=false); then worker %d arrives and calls "
-                    + "tryLock() until it succeeds, without waiting in line.", workers(1),
+            String plan = String.format("Process 1 starts alone: %s wait%s for the lock (fair=false); then worker %d"
+                    + " arrives and calls tryLock() until it succeeds, without waiting in line.", workers(1),
                     (this.demo.workers() == 1) ? "s" : "", newcomer);
             if (children.size() > 1) {
-                say("Processes 2-%d start %d ms apart once worker %d holds the lock; their workers wait for it "
-                        + "(fair=false).", children.size(), this.demo.processStagger().toMillis(), newcomer);
+                plan += String.format(" Processes 2-%d start %d ms apart once worker %d holds the lock; their workers"
+                        + " wait for it (fair=false).", children.size(), this.demo.processStagger().toMillis(),
+                        newcomer);
             }
+            say("%s", wrap("", plan, 100));
             this.newcomerAcquired = new CountDownLatch(1);
             this.newcomer = newcomer;
             children.get(0).send("run unfair with newcomer");
