@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The fairness demo: 3 processes with 2 workers each contend for one lock, each worker holding it
-# about 1 s, once with fair=true and once with fair=false; each run ends with a summary (arrival
-# order kept or not, longest wait, handoff gap) computed from the workers' output.
+# about 1 s, once with fair=true and once with fair=false (where a newcomer of process 1 that calls
+# tryLock() until it succeeds barges ahead of its process's waiting workers); each run ends with a
+# summary (arrival order kept or not, who was served ahead of whom, longest wait, handoff gap)
+# computed from the workers' output. The output has no colour codes, also on a terminal.
 #
 # Installs etcd (Debian's etcd-server) if it is missing, builds the sample application, starts one
 # etcd on free loopback ports with a temporary data directory, and runs the demo
@@ -19,19 +21,26 @@ if [[ -z "$ETCD" ]]; then
     ETCD="$(command -v etcd || echo /usr/bin/etcd)"
 fi
 
+WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/distlock-demo.XXXXXX")"
+ETCD_PID=""
+DEMO_PID=""
+trap 'rm -rf "$WORK_DIR"' EXIT
+
 if [[ "${DEMO_SKIP_BUILD:-0}" != 1 ]]; then
     echo "Building the sample application (mvn package) ..."
-    mvn -B -q -ntp -Dstyle.color=never -DskipTests -pl sample-app -am package
+    # Maven prints colour resets even with -B and style.color=never: keep its output in a log and
+    # show it, without escape sequences, only if the build fails.
+    if ! mvn -B -q -ntp -Dstyle.color=never -DskipTests -pl sample-app -am package >"$WORK_DIR/build.log" 2>&1; then
+        sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$WORK_DIR/build.log" >&2
+        echo "error: the build failed" >&2
+        exit 1
+    fi
 fi
 JAR="$(find sample-app/target -maxdepth 1 -name 'sample-app-*.jar' ! -name '*-tests.jar' | head -n 1)"
 if [[ -z "$JAR" ]]; then
     echo "error: no sample-app/target/sample-app-*.jar; run without DEMO_SKIP_BUILD" >&2
     exit 1
 fi
-
-WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/distlock-demo.XXXXXX")"
-ETCD_PID=""
-DEMO_PID=""
 
 # Waits up to $2 tenths of a second for process $1 to exit; SIGKILLs it after that.
 stop_process() {

@@ -9,7 +9,8 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 /**
  * Sample application showing the distlock starter in use: an order service whose payments are
  * locked, fenced and idempotent ({@code orders}), a flash sale whose stock never oversells
- * ({@code sale}), a scheduled job that runs on one instance per tick ({@code report}), and, with
+ * ({@code sale}), a scheduled job that runs on one instance per tick ({@code report}), an endpoint
+ * that holds any lock key for a while, to watch holders and waiters ({@code hold}), and, with
  * the {@code demo} profile, a command-line fairness experiment ({@code demo}). Everything is
  * configured in {@code application.yml}; all instances pointed at the same etcd share locks and
  * data.

@@ -15,10 +15,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param orders the order service
  * @param flashSale the flash sale
  * @param report the scheduled sales report
+ * @param hold the endpoint that holds any lock key for a while
  */
 @ConfigurationProperties("sample")
 public record SampleProperties(String instanceName, boolean seed, Store store, Orders orders, FlashSale flashSale,
-        Report report) {
+        Report report, Hold hold) {
 
     /**
      * @param prefix etcd key prefix of all sample data
@@ -48,5 +49,12 @@ public record SampleProperties(String instanceName, boolean seed, Store store, O
      * @param interval how often each instance tries to run it (one tick)
      */
     public record Report(boolean enabled, Duration interval) {
+    }
+
+    /**
+     * @param maxTime longest hold a request may ask for (whole seconds)
+     * @param waitTimeout how long a hold request waits for the lock
+     */
+    public record Hold(Duration maxTime, Duration waitTimeout) {
     }
 }

@@ -15,6 +15,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -31,10 +32,18 @@ import org.springframework.stereotype.Component;
 /**
  * The fairness experiment ({@code --spring.profiles.active=demo}): starts {@code demo.processes}
  * JVMs of this application as {@link DemoProcess}es, each with {@code demo.workers} workers that
- * take one lock key and hold it for {@code demo.hold}. The processes start contending
- * {@code demo.process-stagger} apart, once with {@code fair=true} and once with
- * {@code fair=false}. The workers' lines are echoed as they arrive and each run ends with a
- * {@link DemoSummary} computed from them.
+ * take one lock key and hold it for {@code demo.hold}. The workers' lines are echoed as they
+ * arrive and each run ends with a {@link DemoSummary} computed from them.
+ * <ul>
+ * <li>{@code fair=true}: the processes start contending {@code demo.process-stagger} apart; every
+ * worker waits for the lock, so they are served in arrival order.</li>
+ * <li>{@code fair=false}: process 1 starts alone, its workers wait for the lock, and after them a
+ * newcomer of process 1 calls {@code tryLock()} until it succeeds: it takes the lock the moment
+ * it is free, ahead of its process's waiting workers (barging at the process's local gate). The
+ * other processes start, {@code demo.process-stagger} apart, once the newcomer holds the lock;
+ * each queues one unfair waiter in etcd at a time, so their first workers are served before
+ * process 1's remaining worker, which arrived earlier but waited at its local gate.</li>
+ * </ul>
  *
  * <p>Exit code: 0 when both runs completed and the fair run kept arrival order; 2 when the fair
  * run broke arrival order or the lock was ever held twice; 1 when etcd was unreachable or a
@@ -56,6 +65,11 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
     private final Client client;
 
     private final List<DemoEvent> events = Collections.synchronizedList(new ArrayList<>());
+
+    /** Counted down when the unfair run's newcomer acquires the lock. */
+    private volatile CountDownLatch newcomerAcquired = new CountDownLatch(0);
+
+    private volatile int newcomer;
 
     private volatile int exitCode;
 
@@ -119,24 +133,106 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
         say("");
         say("=== fair=%s ===", fair);
         this.events.clear();
-        for (int i = 0; i < children.size(); i++) {
-            if (i > 0) {
-                Thread.sleep(this.demo.processStagger().toMillis());
-            }
-            children.get(i).send(fair ? "run fair" : "run unfair");
-        }
-        long holds = (long) this.demo.processes() * this.demo.workers();
+        long holds = (long) this.demo.processes() * this.demo.workers() + (fair ? 0 : 1);
         Duration timeout = this.demo.hold().multipliedBy(2 * holds).plus(this.demo.waitTimeout());
+        if (fair) {
+            say("Every worker waits for the lock (fair=true), taking its place in the etcd queue as it arrives.");
+            for (int i = 0; i < children.size(); i++) {
+                if (i > 0) {
+                    Thread.sleep(this.demo.processStagger().toMillis());
+                }
+                children.get(i).send("run fair");
+            }
+        }
+        else {
+            int newcomer = this.demo.processes() * this.demo.workers() + 1;
+            String plan = String.format("Process 1 starts alone: %s wait%s for the lock (fair=false); then worker %d"
+                    + " arrives and calls tryLock() until it succeeds, without waiting in line.", workers(1),
+                    (this.demo.workers() == 1) ? "s" : "", newcomer);
+            if (children.size() > 1) {
+                plan += String.format(" Processes 2-%d start %d ms apart once worker %d holds the lock; their workers"
+                        + " wait for it (fair=false).", children.size(), this.demo.processStagger().toMillis(),
+                        newcomer);
+            }
+            say("%s", wrap("", plan, 100));
+            this.newcomerAcquired = new CountDownLatch(1);
+            this.newcomer = newcomer;
+            children.get(0).send("run unfair with newcomer");
+            if (!this.newcomerAcquired.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new DemoFailedException("worker " + newcomer + " did not get the lock within "
+                        + timeout.toSeconds() + " s");
+            }
+            for (int i = 1; i < children.size(); i++) {
+                if (i > 1) {
+                    Thread.sleep(this.demo.processStagger().toMillis());
+                }
+                children.get(i).send("run unfair");
+            }
+        }
         for (Child child : children) {
             child.await("DONE", timeout);
         }
         DemoSummary summary = DemoSummary.of(List.copyOf(this.events));
         say("--- summary fair=%s ---", fair);
         say("%s", summary.describe(fair));
+        if (!fair) {
+            say("%s", unfairLegend(summary));
+        }
         if (summary.isComplete() && summary.arrivalOrder().size() != holds) {
             throw new DemoFailedException("expected " + holds + " workers, saw " + summary.arrivalOrder().size());
         }
         return summary;
+    }
+
+    /** What the unfair run's out-of-order acquisitions mean, for the ones that happened. */
+    private String unfairLegend(DemoSummary summary) {
+        List<String> bargedAhead = summary.overtakes()
+            .stream()
+            .filter(overtake -> overtake.worker() == this.newcomer && overtake.sameProcess())
+            .map(overtake -> String.valueOf(overtake.overtaken()))
+            .toList();
+        List<String> sentences = new ArrayList<>();
+        if (!bargedAhead.isEmpty()) {
+            sentences.add("worker " + this.newcomer + " arrived last in p1 and took the lock the moment it was free,"
+                    + " ahead of p1's waiting worker" + ((bargedAhead.size() > 1) ? "s " : " ")
+                    + String.join(", ", bargedAhead) + ": an unfair tryLock() barges at its process's local gate.");
+        }
+        else if (this.demo.workers() == 1) {
+            sentences.add("worker " + this.newcomer + " took the lock when worker 1 released it; with one worker per"
+                    + " process, no worker of p1 was waiting that it could get ahead of.");
+        }
+        else {
+            sentences.add("worker " + this.newcomer + " did not get ahead of p1's waiting workers this time: the lock"
+                    + " was free only for an instant, and a waiting worker took it first.");
+        }
+        if (summary.overtakes().stream().anyMatch(overtake -> !overtake.sameProcess())) {
+            sentences.add("Workers were served before earlier workers of another process: a process's unfair"
+                    + " waiters wait at its local gate, and only one of them at a time is queued in etcd.");
+        }
+        return wrap("  what it shows     : ", String.join(" ", sentences), 100);
+    }
+
+    /** Words of {@code text} in lines of at most {@code width} characters, the first after {@code label}. */
+    static String wrap(String label, String text, int width) {
+        StringBuilder lines = new StringBuilder(label);
+        int lineStart = 0;
+        for (String word : text.split(" ")) {
+            boolean first = lines.length() == label.length();
+            if (!first && lines.length() - lineStart + 1 + word.length() > width) {
+                lines.append(System.lineSeparator());
+                lineStart = lines.length();
+                lines.append(" ".repeat(label.length()));
+                first = true;
+            }
+            lines.append(first ? "" : " ").append(word);
+        }
+        return lines.toString();
+    }
+
+    private String workers(int process) {
+        int first = (process - 1) * this.demo.workers() + 1;
+        int last = process * this.demo.workers();
+        return (first == last) ? "worker " + first : "workers " + first + "-" + last;
     }
 
     private boolean etcdReachable() {
@@ -163,7 +259,7 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
             command.addAll(List.of("-cp", classPath, SampleApplication.class.getName()));
         }
         command.addAll(List.of("--spring.profiles.active=demo", "--demo.role=worker", "--demo.process=" + process,
-                "--demo.workers=" + this.demo.workers(), "--demo.hold=" + this.demo.hold().toMillis() + "ms",
+                "--demo.processes=" + this.demo.processes(), "--demo.workers=" + this.demo.workers(), "--demo.hold=" + this.demo.hold().toMillis() + "ms",
                 "--demo.worker-stagger=" + this.demo.workerStagger().toMillis() + "ms",
                 "--demo.wait-timeout=" + this.demo.waitTimeout().toMillis() + "ms",
                 "--distributed-lock.etcd.endpoints=" + String.join(",", this.locks.getEtcd().getEndpoints()),
@@ -181,6 +277,9 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
         if (event.isPresent()) {
             this.events.add(event.get());
             System.out.println(line);
+            if (event.get().kind() == DemoEvent.Kind.ACQUIRED && event.get().worker() == this.newcomer) {
+                this.newcomerAcquired.countDown();
+            }
         }
         else if (line.startsWith("FAILED")) {
             System.out.println("p" + child.process + " " + line);

@@ -19,9 +19,12 @@ import org.springframework.stereotype.Component;
  * {@link DemoOrchestrator}. It takes a lock once to warm up, prints {@code READY}, then reads
  * commands from standard input:
  * {@code run fair} or {@code run unfair} starts {@code demo.workers} threads, {@code demo.worker-stagger}
- * apart, each of which prints {@code waiting}, takes the lock through {@link DemoWorker}, and
- * prints {@code acquired} and {@code released}; once all are done it prints {@code DONE}. It exits
- * on {@code exit} or when standard input ends, so it never outlives the orchestrator.
+ * apart, each of which prints {@code waiting}, takes the lock through {@link DemoWorker} (waiting
+ * for it), and prints {@code acquired} and {@code released}; {@code run unfair with newcomer} also
+ * starts, after the last of them, a newcomer (worker number {@code processes * workers + 1}) that
+ * takes the unfair lock with {@code tryLock()}, retried until it succeeds. Once all are done it
+ * prints {@code DONE}. It exits on {@code exit} or when standard input ends, so it never outlives
+ * the orchestrator.
  */
 @Component
 @Profile("demo")
@@ -45,14 +48,15 @@ class DemoProcess implements CommandLineRunner {
         String command;
         while ((command = commands.readLine()) != null && !command.equals("exit")) {
             switch (command) {
-                case "run fair" -> contend(true);
-                case "run unfair" -> contend(false);
+                case "run fair" -> contend(true, false);
+                case "run unfair" -> contend(false, false);
+                case "run unfair with newcomer" -> contend(false, true);
                 default -> System.out.println("FAILED unknown command: " + command);
             }
         }
     }
 
-    private void contend(boolean fair) {
+    private void contend(boolean fair, boolean newcomer) {
         String key = "demo-" + (fair ? "fair" : "unfair");
         int process = this.properties.process();
         List<Thread> threads = new ArrayList<>();
@@ -60,6 +64,13 @@ class DemoProcess implements CommandLineRunner {
             int number = (process - 1) * this.properties.workers() + i + 1;
             long delay = i * this.properties.workerStagger().toMillis();
             Thread thread = new Thread(() -> work(key, fair, number, delay), "worker-" + number);
+            thread.start();
+            threads.add(thread);
+        }
+        if (newcomer) {
+            int number = this.properties.processes() * this.properties.workers() + 1;
+            long delay = this.properties.workers() * this.properties.workerStagger().toMillis();
+            Thread thread = new Thread(() -> arrive(key, number, delay), "newcomer-" + number);
             thread.start();
             threads.add(thread);
         }
@@ -73,6 +84,18 @@ class DemoProcess implements CommandLineRunner {
             }
         }
         System.out.println("DONE");
+    }
+
+    private void arrive(String key, int number, long delayMillis) {
+        int process = this.properties.process();
+        try {
+            Thread.sleep(delayMillis);
+            DemoWorker.print(new DemoEvent(LocalTime.now(), process, number, Kind.WAITING, 0));
+            this.worker.holdWhenFree(key, process, number, this.properties.hold(), this.properties.waitTimeout());
+        }
+        catch (Exception ex) {
+            System.out.println("FAILED worker " + number + ": " + ex);
+        }
     }
 
     private void work(String key, boolean fair, int number, long delayMillis) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -11,9 +12,10 @@ import java.util.stream.Collectors;
 
 /**
  * What one demo run showed, computed from the workers' output alone: the order in which workers
- * started waiting (arrival), the order in which they got the lock (acquisition), whether the two
- * match, the longest wait, the gaps between one worker's release and the next one's acquisition,
- * and whether the lock was ever held by two workers at once.
+ * started waiting (arrival), the order in which they got the lock (acquisition), which workers
+ * were served ahead of workers that had arrived before them (and whether of the same process),
+ * the longest wait, the gaps between one worker's release and the next one's acquisition, and
+ * whether the lock was ever held by two workers at once.
  */
 public final class DemoSummary {
 
@@ -22,6 +24,8 @@ public final class DemoSummary {
     private final List<Integer> arrivalOrder;
 
     private final List<Integer> acquisitionOrder;
+
+    private final List<Overtake> overtakes;
 
     private final int workers;
 
@@ -37,11 +41,13 @@ public final class DemoSummary {
 
     private final boolean fencesIncrease;
 
-    private DemoSummary(List<Integer> arrivalOrder, List<Integer> acquisitionOrder, int workers, int incomplete,
+    private DemoSummary(List<Integer> arrivalOrder, List<Integer> acquisitionOrder, List<Overtake> overtakes,
+            int workers, int incomplete,
             long longestWaitMillis, int longestWaiter, List<Long> handoffGapsMillis, boolean exclusive,
             boolean fencesIncrease) {
         this.arrivalOrder = arrivalOrder;
         this.acquisitionOrder = acquisitionOrder;
+        this.overtakes = overtakes;
         this.workers = workers;
         this.incomplete = incomplete;
         this.longestWaitMillis = longestWaitMillis;
@@ -67,7 +73,10 @@ public final class DemoSummary {
             long at = (acrossMidnight && millis[i] < DAY_MILLIS / 2) ? millis[i] + DAY_MILLIS : millis[i];
             WorkerTimes worker = times.computeIfAbsent(event.worker(), WorkerTimes::new);
             switch (event.kind()) {
-                case WAITING -> worker.waiting = at;
+                case WAITING -> {
+                    worker.waiting = at;
+                    worker.process = event.process();
+                }
                 case ACQUIRED -> {
                     worker.acquired = at;
                     worker.fence = event.fence();
@@ -76,10 +85,10 @@ public final class DemoSummary {
             }
         }
         List<WorkerTimes> complete = times.values().stream().filter(WorkerTimes::isComplete).toList();
-        List<Integer> arrival = complete.stream()
+        List<WorkerTimes> byArrival = complete.stream()
             .sorted(Comparator.comparingLong((WorkerTimes worker) -> worker.waiting).thenComparingInt(w -> w.id))
-            .map(worker -> worker.id)
             .toList();
+        List<Integer> arrival = byArrival.stream().map(worker -> worker.id).toList();
         List<WorkerTimes> byAcquisition = complete.stream()
             .sorted(Comparator.comparingLong((WorkerTimes worker) -> worker.acquired).thenComparingInt(w -> w.id))
             .toList();
@@ -89,6 +98,14 @@ public final class DemoSummary {
             if (worker.acquired - worker.waiting > longestWait) {
                 longestWait = worker.acquired - worker.waiting;
                 longestWaiter = worker.id;
+            }
+        }
+        List<Overtake> overtakes = new ArrayList<>();
+        for (WorkerTimes worker : byAcquisition) {
+            for (WorkerTimes earlier : byArrival) {
+                if (earlier.waiting < worker.waiting && earlier.acquired > worker.acquired) {
+                    overtakes.add(new Overtake(worker.id, worker.process, earlier.id, earlier.process));
+                }
             }
         }
         List<Long> gaps = new ArrayList<>();
@@ -102,7 +119,8 @@ public final class DemoSummary {
             exclusive &= gap >= 0;
             fencesIncrease &= next.fence > previous.fence;
         }
-        return new DemoSummary(arrival, byAcquisition.stream().map(worker -> worker.id).toList(), times.size(),
+        return new DemoSummary(arrival, byAcquisition.stream().map(worker -> worker.id).toList(),
+                List.copyOf(overtakes), times.size(),
                 times.size() - complete.size(), Math.max(0, longestWait), longestWaiter, gaps, exclusive,
                 fencesIncrease);
     }
@@ -117,18 +135,23 @@ public final class DemoSummary {
         return this.acquisitionOrder;
     }
 
-    /** @return whether every worker acquired the lock in the order it started waiting */
+    /** @return whether no worker got the lock before one that had started waiting before it */
     public boolean arrivalOrderKept() {
-        return this.arrivalOrder.equals(this.acquisitionOrder);
+        return this.overtakes.isEmpty();
     }
 
-    /** @return how many workers acquired the lock at a different position than they arrived */
-    public int outOfOrder() {
-        int count = 0;
-        for (int i = 0; i < this.arrivalOrder.size(); i++) {
-            count += this.arrivalOrder.get(i).equals(this.acquisitionOrder.get(i)) ? 0 : 1;
-        }
-        return count;
+    /**
+     * @return each case of a worker that got the lock before a worker that had started waiting
+     * before it, in acquisition order of the worker that got ahead, then arrival order of the one
+     * it got ahead of
+     */
+    public List<Overtake> overtakes() {
+        return this.overtakes;
+    }
+
+    /** @return how many workers were served out of arrival order: ahead of one that arrived earlier */
+    public int servedOutOfOrder() {
+        return (int) this.overtakes.stream().mapToInt(Overtake::worker).distinct().count();
     }
 
     /** @return whether every worker that appeared waited, acquired and released */
@@ -167,17 +190,27 @@ public final class DemoSummary {
      */
     public String describe(boolean fair) {
         String order;
-        if (arrivalOrderKept()) {
+        if (this.overtakes.isEmpty()) {
             order = fair ? "yes, as fair=true promises" : "yes, this time (fair=false does not promise it)";
         }
         else {
-            order = "no, " + outOfOrder() + " of " + this.arrivalOrder.size() + " workers got the lock out of turn"
-                    + (fair ? " - fair=true promised it!" : " (fair=false does not promise arrival order)");
+            order = "no, " + servedOutOfOrder() + " of " + this.arrivalOrder.size()
+                    + " workers were served out of arrival order" + (fair ? " - fair=true promised it!"
+                            : " (fair=false does not promise arrival order)");
         }
         List<String> lines = new ArrayList<>();
         lines.add("arrival order     : " + join(this.arrivalOrder));
         lines.add("acquisition order : " + join(this.acquisitionOrder));
         lines.add("order kept        : " + order);
+        Map<Integer, List<Overtake>> byWorker = this.overtakes.stream()
+            .collect(Collectors.groupingBy(Overtake::worker, LinkedHashMap::new, Collectors.toList()));
+        String label = "served ahead      : ";
+        for (List<Overtake> ahead : byWorker.values()) {
+            Overtake first = ahead.get(0);
+            lines.add(label + "worker " + first.worker() + " (p" + first.process() + ") ahead of "
+                    + ahead.stream().map(Overtake::describeOvertaken).collect(Collectors.joining(", ")));
+            label = " ".repeat(label.length());
+        }
         lines.add("longest wait      : " + this.longestWaitMillis + " ms (worker " + this.longestWaiter + ")");
         if (!this.handoffGapsMillis.isEmpty()) {
             long max = this.handoffGapsMillis.stream().mapToLong(Long::longValue).max().getAsLong();
@@ -200,9 +233,30 @@ public final class DemoSummary {
         return workers.stream().map(String::valueOf).collect(Collectors.joining(" "));
     }
 
+    /**
+     * A worker that got the lock before another one that had started waiting before it.
+     * @param worker the worker that got ahead
+     * @param process its process
+     * @param overtaken the worker that had arrived earlier and got the lock later
+     * @param overtakenProcess that worker's process
+     */
+    public record Overtake(int worker, int process, int overtaken, int overtakenProcess) {
+
+        /** @return whether both workers are threads of one process */
+        public boolean sameProcess() {
+            return this.process == this.overtakenProcess;
+        }
+
+        String describeOvertaken() {
+            return "worker " + this.overtaken + " (p" + this.overtakenProcess + (sameProcess() ? ", same process)" : ")");
+        }
+    }
+
     private static final class WorkerTimes {
 
         final int id;
+
+        int process;
 
         long waiting = -1;
 

@@ -3,6 +3,7 @@ package io.github.distlock.sample.web;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
 import io.github.distlock.sample.NotFoundException;
+import io.github.distlock.sample.hold.InvalidHoldTimeException;
 import io.github.distlock.sample.orders.StaleFenceException;
 import io.github.distlock.sample.sale.InvalidQuantityException;
 import io.github.distlock.sample.sale.SoldOutException;
@@ -25,8 +26,9 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  * {@code code} property that tells them apart:
  * <ul>
  * <li>404 {@code not-found}: no such order or item;</li>
- * <li>400 {@code invalid-quantity}: a quantity that is not a number or too small; Spring MVC's
- * other 400s (a missing parameter, say) come from the base class;</li>
+ * <li>400 {@code invalid-quantity}: a quantity that is not a number or too small;
+ * {@code invalid-seconds}: a hold time that is not a number or out of range; Spring MVC's other
+ * 400s (a missing parameter, say) come from the base class;</li>
  * <li>409 {@code lock-busy}: the lock was held by someone else for the whole wait (with the
  * holder), {@code sold-out}, or {@code stale-fence}: a write from a holder that lost its lock;</li>
  * <li>503 {@code store-unavailable}: etcd cannot be reached, for data or for locks, or
@@ -51,6 +53,11 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     @ExceptionHandler
     ResponseEntity<ProblemDetail> invalidQuantity(InvalidQuantityException ex) {
         return ResponseEntity.of(problem(HttpStatus.BAD_REQUEST, "invalid-quantity", ex.getMessage())).build();
+    }
+
+    @ExceptionHandler
+    ResponseEntity<ProblemDetail> invalidHoldTime(InvalidHoldTimeException ex) {
+        return ResponseEntity.of(problem(HttpStatus.BAD_REQUEST, "invalid-seconds", ex.getMessage())).build();
     }
 
     /** A parameter that is not a number: {@code code} tells which one. */

@@ -36,26 +36,33 @@ class DemoSummaryTests {
             05:07:20.035 p3 worker 6 released
             """;
 
-    /** An unfair run: each process's first worker goes first. */
+    /**
+     * An unfair run: worker 7, a newcomer of process 1 retrying tryLock(), barges ahead of its
+     * process's waiting worker 2; processes 2 and 3 start once it holds the lock, and their first
+     * workers are served before the second worker of the process ahead of them.
+     */
     private static final String UNFAIR_RUN = """
-            05:07:20.412 p1 worker 1 waiting
-            05:07:20.423 p1 worker 1 acquired (fence 14)
-            05:07:20.514 p1 worker 2 waiting
-            05:07:20.713 p2 worker 3 waiting
-            05:07:20.816 p2 worker 4 waiting
-            05:07:21.014 p3 worker 5 waiting
-            05:07:21.114 p3 worker 6 waiting
-            05:07:21.424 p1 worker 1 released
-            05:07:21.442 p2 worker 3 acquired (fence 15)
-            05:07:22.443 p2 worker 3 released
-            05:07:22.458 p3 worker 5 acquired (fence 16)
-            05:07:23.459 p3 worker 5 released
-            05:07:23.480 p1 worker 2 acquired (fence 18)
-            05:07:24.482 p1 worker 2 released
-            05:07:24.504 p2 worker 4 acquired (fence 20)
-            05:07:25.504 p2 worker 4 released
-            05:07:25.518 p3 worker 6 acquired (fence 22)
-            05:07:26.519 p3 worker 6 released
+            11:28:57.142 p1 worker 1 waiting
+            11:28:57.146 p1 worker 1 acquired (fence 20)
+            11:28:57.242 p1 worker 2 waiting
+            11:28:57.344 p1 worker 7 waiting
+            11:28:58.147 p1 worker 1 released
+            11:28:58.162 p1 worker 7 acquired (fence 22)
+            11:28:58.164 p2 worker 3 waiting
+            11:28:58.264 p2 worker 4 waiting
+            11:28:58.464 p3 worker 5 waiting
+            11:28:58.564 p3 worker 6 waiting
+            11:28:59.163 p1 worker 7 released
+            11:28:59.174 p2 worker 3 acquired (fence 23)
+            11:29:00.174 p2 worker 3 released
+            11:29:00.189 p3 worker 5 acquired (fence 24)
+            11:29:01.189 p3 worker 5 released
+            11:29:01.204 p1 worker 2 acquired (fence 26)
+            11:29:02.204 p1 worker 2 released
+            11:29:02.217 p2 worker 4 acquired (fence 28)
+            11:29:03.217 p2 worker 4 released
+            11:29:03.230 p3 worker 6 acquired (fence 30)
+            11:29:04.231 p3 worker 6 released
             """;
 
     @Test
@@ -64,7 +71,7 @@ class DemoSummaryTests {
         assertThat(summary.arrivalOrder()).containsExactly(1, 2, 3, 4, 5, 6);
         assertThat(summary.acquisitionOrder()).containsExactly(1, 2, 3, 4, 5, 6);
         assertThat(summary.arrivalOrderKept()).isTrue();
-        assertThat(summary.outOfOrder()).isZero();
+        assertThat(summary.servedOutOfOrder()).isZero();
         assertThat(summary.isComplete()).isTrue();
         assertThat(summary.isExclusive()).isTrue();
         assertThat(summary.fencesIncrease()).isTrue();
@@ -79,17 +86,42 @@ class DemoSummaryTests {
     }
 
     @Test
-    void unfairRunReportsWorkersServedOutOfTurn() {
+    void unfairRunReportsWhoWasServedAheadOfEarlierArrivalsAndWhetherOfTheSameProcess() {
         DemoSummary summary = DemoSummary.of(parse(UNFAIR_RUN));
-        assertThat(summary.arrivalOrder()).containsExactly(1, 2, 3, 4, 5, 6);
-        assertThat(summary.acquisitionOrder()).containsExactly(1, 3, 5, 2, 4, 6);
+        assertThat(summary.arrivalOrder()).containsExactly(1, 2, 7, 3, 4, 5, 6);
+        assertThat(summary.acquisitionOrder()).containsExactly(1, 7, 3, 5, 2, 4, 6);
         assertThat(summary.arrivalOrderKept()).isFalse();
-        assertThat(summary.outOfOrder()).isEqualTo(4);
+        assertThat(summary.overtakes()).containsExactly(new DemoSummary.Overtake(7, 1, 2, 1),
+                new DemoSummary.Overtake(3, 2, 2, 1), new DemoSummary.Overtake(5, 3, 2, 1),
+                new DemoSummary.Overtake(5, 3, 4, 2));
+        assertThat(summary.overtakes().get(0).sameProcess()).isTrue();
+        assertThat(summary.overtakes().get(1).sameProcess()).isFalse();
+        assertThat(summary.servedOutOfOrder()).isEqualTo(3);
         assertThat(summary.isExclusive()).isTrue();
-        assertThat(summary.longestWaitMillis()).isEqualTo(4404);
-        assertThat(summary.describe(false)).contains(
-                "order kept        : no, 4 of 6 workers got the lock out of turn (fair=false does not promise arrival order)");
+        assertThat(summary.fencesIncrease()).isTrue();
+        // Worker 6 waited from 58.564 to 03.230.
+        assertThat(summary.longestWaitMillis()).isEqualTo(4666);
+        assertThat(summary.describe(false)).contains("""
+                  order kept        : no, 3 of 7 workers were served out of arrival order (fair=false does not promise arrival order)
+                  served ahead      : worker 7 (p1) ahead of worker 2 (p1, same process)
+                                      worker 3 (p2) ahead of worker 2 (p1)
+                                      worker 5 (p3) ahead of worker 2 (p1), worker 4 (p2)
+                """.replace("\n", System.lineSeparator()));
         assertThat(summary.describe(true)).contains("fair=true promised it!");
+    }
+
+    @Test
+    void workersThatArriveInTheSameMillisecondDoNotOvertakeEachOther() {
+        DemoSummary summary = DemoSummary.of(parse("""
+                10:00:00.000 p1 worker 1 waiting
+                10:00:00.000 p2 worker 2 waiting
+                10:00:00.010 p2 worker 2 acquired (fence 3)
+                10:00:00.510 p2 worker 2 released
+                10:00:00.520 p1 worker 1 acquired (fence 4)
+                10:00:01.020 p1 worker 1 released
+                """));
+        assertThat(summary.overtakes()).isEmpty();
+        assertThat(summary.arrivalOrderKept()).isTrue();
     }
 
     @Test
