@@ -152,6 +152,27 @@ class DistributedLockAspectTests {
     }
 
     @Test
+    void timedOutCallNamesTheHolderWithoutReadingTheStoreAgain() {
+        this.contextRunner.run((context) -> {
+            Orders orders = orders(context);
+            RecordingLockRegistry registry = registry(context);
+            // A holder read would now take a minute, as on a stalled etcd: the timeout must not wait for it.
+            registry.stallHolderReads();
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch finish = new CountDownLatch(1);
+            CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> orders.block("stalled", entered, finish));
+            assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+            long start = System.nanoTime();
+            LockAcquisitionException ex = assertThrows(LockAcquisitionException.class, () -> orders.tryOnce("stalled"));
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+            assertThat(ex.getHolder()).isNotBlank();
+            assertThat(registry.journal()).doesNotContain("read holder stalled");
+            finish.countDown();
+            holder.get(5, TimeUnit.SECONDS);
+        });
+    }
+
+    @Test
     void callsWithTheSameKeyExcludeEachOther() {
         this.contextRunner.run((context) -> {
             Orders orders = orders(context);

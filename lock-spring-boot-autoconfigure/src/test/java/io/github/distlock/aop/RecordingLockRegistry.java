@@ -35,6 +35,8 @@ public class RecordingLockRegistry implements LockRegistry {
 
     private volatile String storeFailure;
 
+    private volatile boolean holderReadsStall;
+
     public RecordingLockRegistry() {
         this(new CopyOnWriteArrayList<>());
     }
@@ -72,6 +74,14 @@ public class RecordingLockRegistry implements LockRegistry {
     /** Makes every timed acquisition fail with {@code failure}, until {@link #recover()}. */
     public void failAcquisitions(String failure) {
         this.storeFailure = failure;
+    }
+
+    /**
+     * Makes {@link FencedLock#getHolder()} block for a minute, as a read from a stalled store
+     * would, and journal {@code read holder <key>}.
+     */
+    public void stallHolderReads() {
+        this.holderReadsStall = true;
     }
 
     /** Ends what {@link #failAcquisitions(String)} started. */
@@ -177,6 +187,15 @@ public class RecordingLockRegistry implements LockRegistry {
 
         @Override
         public String getHolder() {
+            if (RecordingLockRegistry.this.holderReadsStall) {
+                RecordingLockRegistry.this.journal.add("read holder " + getKey());
+                try {
+                    TimeUnit.MINUTES.sleep(1);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             return this.lock.getHolder();
         }
 
