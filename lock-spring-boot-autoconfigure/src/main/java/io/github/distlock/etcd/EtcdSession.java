@@ -33,6 +33,8 @@ final class EtcdSession {
 
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+    private static final long REVOKE_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final Lease leases;
 
     private final LeaseKeepAlives keepAlives;
@@ -150,19 +152,19 @@ final class EtcdSession {
      */
     void abandon(String reason) {
         if (end(reason)) {
-            revokeUntilGone(1);
+            // Past a few TTLs without keep-alives etcd has let the lease expire anyway.
+            revokeUntilGone(System.nanoTime() + 3 * this.ttlNanos + this.requestTimeoutNanos);
         }
     }
 
-    private void revokeUntilGone(int attempt) {
+    private void revokeUntilGone(long giveUpAtNanos) {
         this.leases.revoke(this.leaseId)
             .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
             .whenComplete((revoked, failure) -> {
-                // Past a few TTLs without keep-alives etcd has let the lease expire anyway.
                 if (failure != null && !EtcdCalls.isLeaseNotFound(failure)
-                        && attempt * MIN_RETRY_NANOS * 5 < 3 * this.ttlNanos + this.requestTimeoutNanos) {
+                        && System.nanoTime() + REVOKE_RETRY_NANOS - giveUpAtNanos < 0) {
                     try {
-                        this.scheduler.schedule(() -> revokeUntilGone(attempt + 1), MIN_RETRY_NANOS * 5,
+                        this.scheduler.schedule(() -> revokeUntilGone(giveUpAtNanos), REVOKE_RETRY_NANOS,
                                 TimeUnit.NANOSECONDS);
                     }
                     catch (RejectedExecutionException ex) {

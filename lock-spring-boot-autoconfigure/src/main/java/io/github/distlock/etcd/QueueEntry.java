@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -91,6 +92,13 @@ final class QueueEntry implements WatchDispatcher.Listener {
     private volatile String lostReason;
 
     private final AtomicBoolean slotReturned = new AtomicBoolean();
+
+    /**
+     * Verifications asked for and not yet covered by a read that started after them. Only the
+     * request that finds it at zero starts a verification, so a burst of resyncs (every stream
+     * error of an outage) runs one chain of reads per entry, not one each.
+     */
+    private final AtomicInteger verificationsWanted = new AtomicInteger();
 
     QueueEntry(LockQueue queue, String lockKey, ByteSequence root, ByteSequence value, EtcdSession session) {
         this.queue = queue;
@@ -199,7 +207,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
                 this.stateLock.unlock();
             }
             if (verify) {
-                verifyHold(1);
+                requestVerification();
             }
             return true;
         }
@@ -495,7 +503,7 @@ final class QueueEntry implements WatchDispatcher.Listener {
             this.stateLock.unlock();
         }
         if (held) {
-            verifyHold(1);
+            requestVerification();
         }
     }
 
@@ -528,10 +536,19 @@ final class QueueEntry implements WatchDispatcher.Listener {
      * missed. Retried until etcd answers, while the hold lasts: if etcd stays away, the session's
      * TTL ends the hold instead.
      */
+    private void requestVerification() {
+        if (this.verificationsWanted.getAndIncrement() == 0) {
+            verifyHold(1);
+        }
+    }
+
     private void verifyHold(int attempt) {
         if (!this.holding || lostReason() != null) {
+            // The hold is over: nothing left to verify, now or for later requests.
             return;
         }
+        // Requests up to now are answered by this read; later ones need a read of their own.
+        int covered = this.verificationsWanted.get();
         long revision = this.createRevision;
         this.queue.kv().txn()
             .If(new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
@@ -541,6 +558,9 @@ final class QueueEntry implements WatchDispatcher.Listener {
                 if (failure == null) {
                     if (!response.isSucceeded() && this.holding) {
                         markLost(ENTRY_DELETED);
+                    }
+                    if (this.verificationsWanted.addAndGet(-covered) > 0) {
+                        verifyHold(1);
                     }
                     return;
                 }
