@@ -1,5 +1,7 @@
 package io.github.distlock.etcd;
 
+import io.github.distlock.core.LockStatistics;
+
 /**
  * Where every failed etcd call is reported: counted for the statistics, and the client's channel
  * told to reconnect without waiting out its backoff. Also asked before calls that usually follow
@@ -7,11 +9,11 @@ package io.github.distlock.etcd;
  */
 final class BackendFailures {
 
-    private final EtcdLockStatistics statistics;
+    private final LockStatistics statistics;
 
     private final ChannelReconnect reconnect;
 
-    BackendFailures(EtcdLockStatistics statistics, ChannelReconnect reconnect) {
+    BackendFailures(LockStatistics statistics, ChannelReconnect reconnect) {
         this.statistics = statistics;
         this.reconnect = reconnect;
     }

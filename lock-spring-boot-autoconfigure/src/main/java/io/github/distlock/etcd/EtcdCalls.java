@@ -8,9 +8,11 @@ import java.util.concurrent.TimeoutException;
 
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
+import io.github.distlock.core.Wait;
+import io.github.distlock.store.StoreUnavailableException;
 import io.grpc.Status;
 
-/** Bounded waits on jetcd futures. */
+/** Bounded waits on jetcd futures, and what etcd failures mean. */
 final class EtcdCalls {
 
     /** Pause between attempts after an etcd request failed. */
@@ -20,42 +22,26 @@ final class EtcdCalls {
     }
 
     /**
-     * Waits for {@code call} at most {@code timeoutNanos}. An interruptible wait throws
-     * {@link InterruptedException}; an uninterruptible one keeps waiting and restores the
-     * interrupt status before returning.
+     * Waits for {@code call} within {@code wait}; see {@link Wait#block} for interrupts.
+     * @throws StoreUnavailableException if the call failed, was cancelled or did not answer in time
      */
-    static <T> T await(CompletableFuture<T> call, long timeoutNanos, boolean interruptible, String what)
-            throws EtcdCallFailedException, InterruptedException {
-        long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                }
-                catch (InterruptedException ex) {
-                    if (interruptible) {
-                        throw ex;
-                    }
-                    interrupted = true;
-                }
-                catch (TimeoutException ex) {
-                    throw new EtcdCallFailedException(what + " got no answer within "
-                            + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", ex);
-                }
-                catch (ExecutionException ex) {
-                    throw new EtcdCallFailedException(what + " failed: " + describe(ex.getCause()), ex.getCause());
-                }
-                catch (CancellationException ex) {
-                    throw new EtcdCallFailedException(what + " was cancelled", ex);
-                }
+    static <T> T await(CompletableFuture<T> call, Wait wait, String what)
+            throws StoreUnavailableException, InterruptedException {
+        long timeoutMillis = TimeUnit.NANOSECONDS.toMillis(Math.max(0, wait.remainingNanos()));
+        return wait.block(remaining -> {
+            try {
+                return call.get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
             }
-        }
-        finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            catch (TimeoutException ex) {
+                throw new StoreUnavailableException(what + " got no answer within " + timeoutMillis + " ms", ex);
             }
-        }
+            catch (ExecutionException ex) {
+                throw new StoreUnavailableException(what + " failed: " + describe(ex.getCause()), ex.getCause());
+            }
+            catch (CancellationException ex) {
+                throw new StoreUnavailableException(what + " was cancelled", ex);
+            }
+        });
     }
 
     /**
@@ -63,9 +49,9 @@ final class EtcdCalls {
      * status is restored before returning).
      */
     static <T> T awaitUninterruptibly(CompletableFuture<T> call, long timeoutNanos, String what)
-            throws EtcdCallFailedException {
+            throws StoreUnavailableException {
         try {
-            return await(call, timeoutNanos, false, what);
+            return await(call, Wait.timeout(timeoutNanos, false), what);
         }
         catch (InterruptedException ex) {
             throw new IllegalStateException("an uninterruptible wait was interrupted", ex);

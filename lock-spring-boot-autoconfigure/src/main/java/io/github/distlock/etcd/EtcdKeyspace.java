@@ -3,6 +3,7 @@ package io.github.distlock.etcd;
 import java.nio.charset.StandardCharsets;
 
 import io.etcd.jetcd.ByteSequence;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Maps lock keys to etcd keys.
@@ -41,7 +42,7 @@ final class EtcdKeyspace {
      * Why {@code namespace} cannot be used, or {@code null} if it can.
      * @return a sentence fragment such as "must end with '/' ..., but was 'x'"
      */
-    static String namespaceProblem(String namespace) {
+    static @Nullable String namespaceProblem(@Nullable String namespace) {
         if (namespace == null || !namespace.endsWith("/")) {
             // Without the separator, lock '2x' in 'app' and lock 'x' in 'app2' would share a root.
             return "must end with '/', but was '" + namespace + "'";

@@ -10,6 +10,8 @@ import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.github.distlock.core.Wait;
+import io.github.distlock.store.StoreUnavailableException;
 
 /**
  * One etcd lease and its keep-alive: every queue entry of a registry is attached to the lease of
@@ -70,15 +72,15 @@ final class EtcdSession {
 
     /**
      * Grants a lease and starts keeping it alive.
-     * @throws EtcdCallFailedException if the grant failed, or etcd answered it so late that the
+     * @param grantWait bounds the grant
+     * @throws StoreUnavailableException if the grant failed, or etcd answered it so late that the
      * lease may already have expired (the lease is then revoked in the background)
      */
     static EtcdSession start(Lease leases, LeaseKeepAlives keepAlives, long ttlSeconds, long requestTimeoutNanos,
-            ScheduledExecutorService scheduler, RaftTerms terms, BackendFailures failures, boolean interruptible)
-            throws EtcdCallFailedException, InterruptedException {
+            ScheduledExecutorService scheduler, RaftTerms terms, BackendFailures failures, Wait grantWait)
+            throws StoreUnavailableException, InterruptedException {
         long sent = System.nanoTime();
-        LeaseGrantResponse grant = EtcdCalls.await(leases.grant(ttlSeconds), requestTimeoutNanos, interruptible,
-                "lease grant");
+        LeaseGrantResponse grant = EtcdCalls.await(leases.grant(ttlSeconds), grantWait, "lease grant");
         terms.observe(grant);
         long leaseId = grant.getID();
         EtcdSession session = new EtcdSession(leases, keepAlives, leaseId, TimeUnit.SECONDS.toNanos(grant.getTTL()),
@@ -86,7 +88,7 @@ final class EtcdSession {
         if (!session.isAlive()) {
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent);
             session.abandon("the lease grant was answered after its TTL");
-            throw new EtcdCallFailedException("etcd answered the lease grant after " + tookMillis
+            throw new StoreUnavailableException("etcd answered the lease grant after " + tookMillis
                     + " ms, later than the " + grant.getTTL() + "s TTL it granted", null);
         }
         session.scheduleKeepAlive(sent + session.keepAliveIntervalNanos() - System.nanoTime());
@@ -136,7 +138,7 @@ final class EtcdSession {
         try {
             EtcdCalls.awaitUninterruptibly(this.leases.revoke(this.leaseId), this.requestTimeoutNanos, "lease revoke");
         }
-        catch (EtcdCallFailedException ex) {
+        catch (StoreUnavailableException ex) {
             if (EtcdCalls.isLeaseNotFound(ex)) {
                 return;
             }

@@ -16,10 +16,13 @@ import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
+import io.github.distlock.store.StoreUnavailableException;
 
 /**
- * Reads lock queues from etcd for people: one prefix read, then one time-to-live read per
- * distinct lease, all concurrently. Read-only, and not on any lock's path.
+ * The one reader of lock queues in etcd, for {@link io.github.distlock.FencedLock#getHolder()},
+ * {@code isLocked()}, errors, the endpoint and tools: one prefix read in create revision order,
+ * then (for people) one time-to-live read per distinct lease, all concurrently. Read-only, and
+ * not on any acquisition's path.
  */
 final class LockInspector {
 
@@ -38,11 +41,15 @@ final class LockInspector {
         this.endpoints = endpoints;
     }
 
-    LockSnapshot describe(String lockKey, int maxEntries) {
+    /**
+     * Reads one lock's queue, oldest entries first.
+     * @param withLeases whether to read how long each entry's lease has left (one more read per lease)
+     */
+    LockSnapshot describe(String lockKey, int maxEntries, boolean withLeases) {
         ByteSequence root = this.keyspace.root(lockKey);
-        GetResponse response = read(root, maxEntries, "the lock '" + lockKey + "'");
+        GetResponse response = read(root, maxEntries, "the state of lock '" + lockKey + "'");
         List<KeyValue> entries = new ArrayList<>(response.getKvs());
-        return snapshot(lockKey, entries, leaseTimesToLive(entries));
+        return snapshot(lockKey, entries, withLeases ? leaseTimesToLive(entries) : Map.of());
     }
 
     NamespaceSnapshot describeAll(int maxEntries) {
@@ -64,12 +71,18 @@ final class LockInspector {
     }
 
     private GetResponse read(ByteSequence prefix, int maxEntries, String what) {
-        GetOption option = GetOption.builder().isPrefix(true).withLimit(maxEntries).build();
+        // Oldest first: whatever the limit cuts off, every lock that is read has its holder in it.
+        GetOption option = GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.ASCEND)
+            .withLimit(maxEntries)
+            .build();
         try {
             return EtcdCalls.awaitUninterruptibly(this.client.getKVClient().get(prefix, option),
                     this.requestTimeoutNanos, "lock listing");
         }
-        catch (EtcdCallFailedException ex) {
+        catch (StoreUnavailableException ex) {
             throw new IllegalStateException("Could not read " + what + " from etcd at " + this.endpoints + ": "
                     + ex.getMessage(), ex);
         }
@@ -107,7 +120,7 @@ final class LockInspector {
                     timesToLive.put(call.getKey(), Duration.ofSeconds(seconds));
                 }
             }
-            catch (EtcdCallFailedException ex) {
+            catch (StoreUnavailableException ex) {
                 throw new IllegalStateException("Could not read lease " + Long.toHexString(call.getKey())
                         + " from etcd at " + this.endpoints + ": " + ex.getMessage(), ex);
             }

@@ -41,5 +41,10 @@ public record LockSnapshot(String key, Entry holder, List<Entry> waiters) {
      */
     public record Entry(String owner, String thread, long fence, Instant queuedAt, String leaseId,
             Duration leaseTimeToLive) {
+
+        /** @return {@code owner/thread}, or the owner alone if no thread is recorded: how errors name a holder */
+        public String describe() {
+            return new EntryValue(this.owner, this.thread, this.queuedAt).describe();
+        }
     }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.github.distlock.core.LockStatistics;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
@@ -22,6 +23,8 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.LeaseOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.github.distlock.core.Wait;
+import io.github.distlock.store.StoreUnavailableException;
 
 /**
  * A registry's current {@link EtcdSession} and the queue entries written under its sessions:
@@ -56,7 +59,7 @@ final class SessionKeeper {
 
     private final RaftTerms terms;
 
-    private final EtcdLockStatistics statistics;
+    private final LockStatistics statistics;
 
     private final BackendFailures failures;
 
@@ -82,7 +85,7 @@ final class SessionKeeper {
      */
     SessionKeeper(Client client, EtcdKeyspace keyspace, long leaseTtlSeconds, long requestTimeoutNanos,
             ScheduledExecutorService sessionScheduler, ScheduledExecutorService maintenance, RaftTerms terms,
-            EtcdLockStatistics statistics, BackendFailures failures) {
+            LockStatistics statistics, BackendFailures failures) {
         this.client = client;
         this.keyspace = keyspace;
         this.leaseTtlSeconds = leaseTtlSeconds;
@@ -96,16 +99,16 @@ final class SessionKeeper {
     }
 
     /** Returns a live session, granting a new lease if there is none or the last one was lost. */
-    EtcdSession current(long callNanos, boolean interruptible) throws EtcdCallFailedException, InterruptedException {
+    EtcdSession current(Wait attempt) throws StoreUnavailableException, InterruptedException {
         EtcdSession current = this.session;
         if (current != null && current.isAlive()) {
             return current;
         }
-        long start = System.nanoTime();
         // Another thread may be granting a lease right now: wait for it no longer than our budget.
-        if (!lockWithin(callNanos, interruptible)) {
-            throw new EtcdCallFailedException("lease grant by another thread did not finish within "
-                    + TimeUnit.NANOSECONDS.toMillis(callNanos) + " ms", null);
+        long budgetMillis = TimeUnit.NANOSECONDS.toMillis(Math.max(0, attempt.remainingNanos()));
+        if (!attempt.block(remaining -> this.sessionLock.tryLock(remaining, TimeUnit.NANOSECONDS))) {
+            throw new StoreUnavailableException("lease grant by another thread did not finish within "
+                    + budgetMillis + " ms", null);
         }
         try {
             current = this.session;
@@ -120,10 +123,9 @@ final class SessionKeeper {
             }
             // No session yet, or the last one was lost: the channel may be waiting out a backoff.
             this.failures.beforeReconnect();
-            long remaining = Math.min(callNanos, this.requestTimeoutNanos) - (System.nanoTime() - start);
             EtcdSession started = EtcdSession.start(this.client.getLeaseClient(), this.keepAlives,
-                    this.leaseTtlSeconds, Math.max(remaining, 0), this.sessionScheduler, this.terms, this.failures,
-                    interruptible);
+                    this.leaseTtlSeconds, this.requestTimeoutNanos, this.sessionScheduler, this.terms, this.failures,
+                    attempt.atMost(this.requestTimeoutNanos));
             reportGrantedTtl(started.grantedTtl());
             started.ended().thenAccept(reason -> onSessionEnded(started, reason));
             boolean closedMeanwhile;
@@ -167,29 +169,6 @@ final class SessionKeeper {
     /** For tests: keep-alive calls whose stream has not ended. */
     int openKeepAliveCalls() {
         return this.keepAlives.openCalls();
-    }
-
-    private boolean lockWithin(long nanos, boolean interruptible) throws InterruptedException {
-        if (interruptible) {
-            return this.sessionLock.tryLock(nanos, TimeUnit.NANOSECONDS);
-        }
-        long deadline = System.nanoTime() + nanos;
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return this.sessionLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                }
-                catch (InterruptedException ex) {
-                    interrupted = true;
-                }
-            }
-        }
-        finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 
     /** The current session, alive or not, or {@code null} before the first grant. */

@@ -15,6 +15,8 @@ import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.github.distlock.core.Wait;
+import io.github.distlock.store.StoreUnavailableException;
 
 /**
  * One long-lived prefix watch over the registry's namespace that hands deletions to the queue
@@ -101,8 +103,8 @@ final class WatchDispatcher implements AutoCloseable {
      * Registers {@code listener} for deletions under {@code root}, opening the watch first if it
      * is not open yet.
      */
-    void subscribe(ByteSequence root, Listener listener, long timeoutNanos, boolean interruptible)
-            throws EtcdCallFailedException, InterruptedException {
+    void subscribe(ByteSequence root, Listener listener, Wait wait)
+            throws StoreUnavailableException, InterruptedException {
         // Added inside compute: an unsubscribe emptying the set cannot drop it from under us.
         this.listenersByRoot.compute(root, (r, listeners) -> {
             Set<Listener> joined = (listeners != null) ? listeners : ConcurrentHashMap.newKeySet();
@@ -110,9 +112,9 @@ final class WatchDispatcher implements AutoCloseable {
             return joined;
         });
         try {
-            EtcdCalls.await(ensureOpen(), timeoutNanos, interruptible, "watch creation");
+            EtcdCalls.await(ensureOpen(), wait, "watch creation");
         }
-        catch (EtcdCallFailedException | InterruptedException | RuntimeException ex) {
+        catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
             unsubscribe(root, listener);
             throw ex;
         }

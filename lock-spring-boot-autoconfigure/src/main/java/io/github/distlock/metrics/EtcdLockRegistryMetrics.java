@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 import io.github.distlock.etcd.EtcdLockRegistry;
-import io.github.distlock.etcd.EtcdLockStatistics;
+import io.github.distlock.core.LockStatistics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -49,19 +49,19 @@ public class EtcdLockRegistryMetrics implements MeterBinder {
     @Override
     public void bindTo(MeterRegistry meterRegistry) {
         Tags tags = Tags.of("namespace", this.registry.getNamespace());
-        EtcdLockStatistics statistics = this.registry.getStatistics();
-        acquisitions(meterRegistry, tags, "acquired", statistics, EtcdLockStatistics::getAcquired);
-        acquisitions(meterRegistry, tags, "timeout", statistics, EtcdLockStatistics::getTimedOut);
-        acquisitions(meterRegistry, tags, "failed", statistics, EtcdLockStatistics::getFailed);
-        FunctionCounter.builder("distributed.lock.holds.lost", statistics, EtcdLockStatistics::getHoldsLost)
+        LockStatistics statistics = this.registry.getStatistics();
+        acquisitions(meterRegistry, tags, "acquired", statistics, LockStatistics::getAcquired);
+        acquisitions(meterRegistry, tags, "timeout", statistics, LockStatistics::getTimedOut);
+        acquisitions(meterRegistry, tags, "failed", statistics, LockStatistics::getFailed);
+        FunctionCounter.builder("distributed.lock.holds.lost", statistics, LockStatistics::getHoldsLost)
             .description("Distributed locks lost while held: lease expired or entry deleted")
             .tags(tags)
             .register(meterRegistry);
-        FunctionCounter.builder("distributed.lock.backend.errors", statistics, EtcdLockStatistics::getBackendErrors)
+        FunctionCounter.builder("distributed.lock.backend.errors", statistics, LockStatistics::getBackendErrors)
             .description("etcd requests of the lock registry that failed or timed out")
             .tags(tags)
             .register(meterRegistry);
-        FunctionCounter.builder("distributed.lock.sessions.lost", statistics, EtcdLockStatistics::getSessionsLost)
+        FunctionCounter.builder("distributed.lock.sessions.lost", statistics, LockStatistics::getSessionsLost)
             .description("Session leases lost because etcd acknowledged no keep-alive within the TTL")
             .tags(tags)
             .register(meterRegistry);
@@ -85,7 +85,7 @@ public class EtcdLockRegistryMetrics implements MeterBinder {
     }
 
     private static void acquisitions(MeterRegistry meterRegistry, Tags tags, String outcome,
-            EtcdLockStatistics statistics, ToDoubleFunction<EtcdLockStatistics> count) {
+            LockStatistics statistics, ToDoubleFunction<LockStatistics> count) {
         FunctionCounter.builder("distributed.lock.acquisitions", statistics, count)
             .description("Acquisitions of distributed locks by outcome")
             .tags(tags)

@@ -20,6 +20,7 @@ import io.etcd.jetcd.options.PutOption;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
+import io.github.distlock.core.LockStatistics;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -234,7 +235,7 @@ class EtcdLockRegistryIntegrationTests {
         }
         assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
             .satisfies(ex -> assertThat(ex.getKey()).isEqualTo(this.key));
-        EtcdLockStatistics statistics = this.registry.getStatistics();
+        LockStatistics statistics = this.registry.getStatistics();
         assertThat(statistics.getHoldsLost()).as("holds lost").isEqualTo(1);
         assertThat(statistics.getSessionsLost()).as("sessions lost").isEqualTo(1);
         assertThat(statistics.getBackendErrors()).as("failed keep-alives").isPositive();

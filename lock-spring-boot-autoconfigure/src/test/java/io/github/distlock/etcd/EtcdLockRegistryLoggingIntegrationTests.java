@@ -33,7 +33,7 @@ class EtcdLockRegistryLoggingIntegrationTests {
 
     private static final Duration LONG = Duration.ofSeconds(30);
 
-    private final Logger engineLogger = (Logger) LoggerFactory.getLogger("io.github.distlock.etcd");
+    private final Logger engineLogger = (Logger) LoggerFactory.getLogger("io.github.distlock");
 
     private final ListAppender<ILoggingEvent> events = new ListAppender<>();
 

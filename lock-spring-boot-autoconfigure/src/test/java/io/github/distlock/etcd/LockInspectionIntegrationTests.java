@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
+import io.github.distlock.core.LockStatistics;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -155,7 +156,7 @@ class LockInspectionIntegrationTests {
         finally {
             held.unlock();
         }
-        EtcdLockStatistics statistics = this.waiterRegistry.getStatistics();
+        LockStatistics statistics = this.waiterRegistry.getStatistics();
         assertThat(statistics.getTimedOut()).isEqualTo(2);
         assertThat(statistics.getAcquired()).isZero();
         assertThat(statistics.getFailed()).isZero();
@@ -185,6 +186,50 @@ class LockInspectionIntegrationTests {
         }
         finally {
             etcd.cluster().ensureAllRunning();
+        }
+    }
+
+    @Test
+    void aReadCutShortByMaxEntriesStillNamesTheOldestEntryAsTheHolder() throws Exception {
+        // Entry keys start with the lease id: let the registry whose entries sort last hold, so that
+        // a read in key order would name the waiter.
+        this.holderRegistry.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+        this.waiterRegistry.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+        boolean holderSortsLast = Long.compareUnsigned(this.holderRegistry.liveLeaseId(),
+                this.waiterRegistry.liveLeaseId()) > 0;
+        EtcdLockRegistry first = holderSortsLast ? this.holderRegistry : this.waiterRegistry;
+        EtcdLockRegistry second = holderSortsLast ? this.waiterRegistry : this.holderRegistry;
+        String key = "cut-short";
+        FencedLock held = first.obtain(key, true);
+        held.lock();
+        try {
+            CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(() -> {
+                FencedLock lock = second.obtain(key, true);
+                try {
+                    boolean acquired = lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS);
+                    if (acquired) {
+                        lock.unlock();
+                    }
+                    return acquired;
+                }
+                catch (InterruptedException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            }, this.waiters);
+            await().atMost(LONG).until(() -> second.getWaitingThreadCount() == 1);
+
+            String holder = first.getOwnerIdentity() + "/" + Thread.currentThread().getName();
+            assertThat(second.describeLock(key, 1).holder().describe()).isEqualTo(holder);
+            assertThat(second.describeLocks(1).locks()).singleElement()
+                .satisfies(lock -> assertThat(lock.holder().describe()).isEqualTo(holder));
+            assertThat(second.obtain(key).getHolder()).isEqualTo(holder);
+            held.unlock();
+            assertThat(waiting.get(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        }
+        finally {
+            if (held.isLockedByCurrentThread()) {
+                held.unlock();
+            }
         }
     }
 

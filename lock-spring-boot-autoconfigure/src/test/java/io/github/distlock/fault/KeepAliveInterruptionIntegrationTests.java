@@ -10,8 +10,8 @@ import java.util.function.Consumer;
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockLostException;
+import io.github.distlock.core.LockStatistics;
 import io.github.distlock.etcd.EtcdLockRegistry;
-import io.github.distlock.etcd.EtcdLockStatistics;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import io.github.distlock.testsupport.FaultInjectionTest;
 import io.github.distlock.testsupport.TcpProxy;
@@ -99,7 +99,7 @@ class KeepAliveInterruptionIntegrationTests {
             // A keep-alive sent after the network returned was acknowledged.
             await().atMost(LONG).pollInterval(Duration.ofMillis(20)).until(() -> registry.getSessionRenewalAge()
                 .compareTo(Duration.ofNanos(System.nanoTime() - restoredAt)) < 0);
-            EtcdLockStatistics statistics = registry.getStatistics();
+            LockStatistics statistics = registry.getStatistics();
             assertThat(statistics.getHoldsLost()).isZero();
             assertThat(statistics.getSessionsLost()).isZero();
             assertThat(lock.isLockedByCurrentThread()).isTrue();

@@ -1,23 +1,24 @@
-package io.github.distlock.etcd;
+package io.github.distlock.core;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 import io.github.distlock.FencedLock;
+import org.jspecify.annotations.Nullable;
 
-/** A handle on one key of an {@link EtcdLockRegistry}; all state lives in the registry. */
-final class EtcdFencedLock implements FencedLock {
+/** A handle on one key of a {@link LockCore}: all state lives in the core. */
+final class CoreFencedLock implements FencedLock {
 
-    private final EtcdLockRegistry registry;
+    private final LockCore core;
 
     private final String key;
 
     private final boolean fair;
 
-    private volatile String lastSeenHolder;
+    private volatile @Nullable String lastSeenHolder;
 
-    EtcdFencedLock(EtcdLockRegistry registry, String key, boolean fair) {
-        this.registry = registry;
+    CoreFencedLock(LockCore core, String key, boolean fair) {
+        this.core = core;
         this.key = key;
         this.fair = fair;
     }
@@ -34,23 +35,27 @@ final class EtcdFencedLock implements FencedLock {
 
     @Override
     public void lock() {
-        try {
-            this.registry.acquire(this, 0, false, false);
-        }
-        catch (InterruptedException ex) {
-            throw new IllegalStateException("uninterruptible acquisition was interrupted", ex);
-        }
+        acquireUninterruptibly(Wait.untimed(false));
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        this.registry.acquire(this, 0, false, true);
+        this.core.acquire(this, Wait.untimed(true));
     }
 
     @Override
     public boolean tryLock() {
+        return acquireUninterruptibly(Wait.timeout(0, false));
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return this.core.acquire(this, Wait.timeout(unit.toNanos(time), true));
+    }
+
+    private boolean acquireUninterruptibly(Wait wait) {
         try {
-            return this.registry.acquire(this, 0, true, false);
+            return this.core.acquire(this, wait);
         }
         catch (InterruptedException ex) {
             throw new IllegalStateException("uninterruptible acquisition was interrupted", ex);
@@ -58,13 +63,8 @@ final class EtcdFencedLock implements FencedLock {
     }
 
     @Override
-    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return this.registry.acquire(this, Math.max(0, unit.toNanos(time)), true, true);
-    }
-
-    @Override
     public void unlock() {
-        this.registry.release(this.key);
+        this.core.release(this.key);
     }
 
     @Override
@@ -74,41 +74,41 @@ final class EtcdFencedLock implements FencedLock {
 
     @Override
     public long getFence() {
-        return this.registry.fence(this.key);
+        return this.core.fence(this.key);
     }
 
     @Override
     public boolean isLockedByCurrentThread() {
-        return this.registry.isHeldByCurrentThread(this.key);
+        return this.core.isHeldByCurrentThread(this.key);
     }
 
     @Override
     public int getHoldCount() {
-        return this.registry.holdCount(this.key);
+        return this.core.holdCount(this.key);
     }
 
     @Override
     public boolean isLocked() {
-        return this.registry.isLocked(this.key);
+        return this.core.isLocked(this.key);
     }
 
     @Override
-    public String getHolder() {
-        return this.registry.holder(this.key);
+    public @Nullable String getHolder() {
+        return this.core.holder(this.key);
     }
 
     @Override
-    public String getLastSeenHolder() {
+    public @Nullable String getLastSeenHolder() {
         return this.lastSeenHolder;
     }
 
     /** An acquisition through this object gave up while {@code holder} was ahead of it. */
-    void missed(String holder) {
+    void missed(@Nullable String holder) {
         this.lastSeenHolder = holder;
     }
 
     @Override
     public String toString() {
-        return "EtcdFencedLock[key=" + this.key + ", fair=" + this.fair + "]";
+        return "FencedLock[key=" + this.key + ", fair=" + this.fair + "]";
     }
 }

@@ -1,13 +1,14 @@
-package io.github.distlock.etcd;
+package io.github.distlock.core;
 
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Running totals of one {@link EtcdLockRegistry}, counted since it was built, for metrics:
+ * Running totals of one lock registry, counted since it was built, for metrics:
  * {@code io.github.distlock.metrics.EtcdLockRegistryMetrics} publishes them as Micrometer
- * meters. Counting costs one uncontended {@link LongAdder} increment per event.
+ * meters. The core counts acquisitions and losses, the store its sessions and errors. Counting
+ * costs one uncontended {@link LongAdder} increment per event.
  */
-public final class EtcdLockStatistics {
+public final class LockStatistics {
 
     private final LongAdder acquired = new LongAdder();
 
@@ -21,7 +22,8 @@ public final class EtcdLockStatistics {
 
     private final LongAdder backendErrors = new LongAdder();
 
-    EtcdLockStatistics() {
+    /** Starts every total at zero. */
+    public LockStatistics() {
     }
 
     /** @return acquisitions that took a lock (reentrant acquisitions of a held lock not counted) */
@@ -44,40 +46,46 @@ public final class EtcdLockStatistics {
         return this.holdsLost.sum();
     }
 
-    /** @return session leases lost because etcd did not acknowledge a keep-alive within the TTL */
+    /** @return sessions lost: for etcd, leases whose keep-alive etcd did not acknowledge within the TTL */
     public long getSessionsLost() {
         return this.sessionsLost.sum();
     }
 
     /**
-     * @return etcd requests that failed or timed out: acquisitions, releases, keep-alives and
+     * @return store requests that failed or timed out: acquisitions, releases, keep-alives and
      * background deletes
      */
     public long getBackendErrors() {
         return this.backendErrors.sum();
     }
 
-    void acquired() {
+    /** Counts one more. */
+    public void acquired() {
         this.acquired.increment();
     }
 
-    void timedOut() {
+    /** Counts one more. */
+    public void timedOut() {
         this.timedOut.increment();
     }
 
-    void failed() {
+    /** Counts one more. */
+    public void failed() {
         this.failed.increment();
     }
 
-    void holdLost() {
+    /** Counts one more. */
+    public void holdLost() {
         this.holdsLost.increment();
     }
 
-    void sessionLost() {
+    /** Counts one more. */
+    public void sessionLost() {
         this.sessionsLost.increment();
     }
 
-    void backendError() {
+    /** Counts one more. */
+    public void backendError() {
         this.backendErrors.increment();
     }
 }

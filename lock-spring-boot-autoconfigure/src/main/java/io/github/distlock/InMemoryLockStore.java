@@ -1,0 +1,206 @@
+package io.github.distlock;
+
+import java.time.Duration;
+import java.util.Deque;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.distlock.core.Wait;
+import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreEntry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@link LockStore} of {@link InMemoryLockRegistry}: a first-in first-out queue of entries per
+ * key, in this JVM. The session never ends and no call fails, so holds are never lost.
+ *
+ * <p>Invariant: a key's queue is mapped exactly while it has entries, and is changed only inside
+ * compute calls on the map, which serialise per key. An entry is queued and gets its fence in
+ * one such call, from one counter, so fences increase in queue order per key (and keep increasing
+ * after a queue is removed). The head of a queue owns the key; removing the head hands the turn to
+ * the next entry alone, so a release wakes one waiter.
+ */
+final class InMemoryLockStore implements LockStore {
+
+    /** No call of this store can fail, so an untimed acquisition never gives up on it. */
+    private static final long REQUEST_TIMEOUT_NANOS = TimeUnit.DAYS.toNanos(1);
+
+    private final Map<String, Deque<MemoryEntry>> queues = new ConcurrentHashMap<>();
+
+    private final AtomicLong fences = new AtomicLong();
+
+    @Override
+    public StoreEntry newEntry(String key, Wait attempt) {
+        return new MemoryEntry(key, Thread.currentThread().getName());
+    }
+
+    @Override
+    public @Nullable String holder(String key) {
+        Deque<MemoryEntry> queue = this.queues.get(key);
+        MemoryEntry head = (queue != null) ? queue.peekFirst() : null;
+        return (head != null) ? head.thread : null;
+    }
+
+    /** @return the keys that have entries */
+    Set<String> keys() {
+        return this.queues.keySet();
+    }
+
+    @Override
+    public long requestTimeoutNanos() {
+        return REQUEST_TIMEOUT_NANOS;
+    }
+
+    @Override
+    public boolean isSessionAlive() {
+        return true;
+    }
+
+    @Override
+    public Duration sessionRenewalAge() {
+        return Duration.ZERO;
+    }
+
+    @Override
+    public String describe() {
+        return "the in-memory lock store";
+    }
+
+    @Override
+    public void checkOpen() {
+    }
+
+    @Override
+    public boolean isClosed() {
+        return false;
+    }
+
+    private final class MemoryEntry implements StoreEntry {
+
+        private final String key;
+
+        private final String thread;
+
+        /** Completes when the entry is the head of its queue. */
+        private final CompletableFuture<Void> turn = new CompletableFuture<>();
+
+        // Written in the compute that queues the entry, before the owning thread reads it.
+        private long fence;
+
+        private volatile @Nullable String ahead;
+
+        private volatile boolean waiting;
+
+        private volatile boolean holding;
+
+        MemoryEntry(String key, String thread) {
+            this.key = key;
+            this.thread = thread;
+        }
+
+        @Override
+        public String lockKey() {
+            return this.key;
+        }
+
+        @Override
+        public boolean acquire(Wait wait, Wait attempt) throws InterruptedException {
+            InMemoryLockStore.this.queues.compute(this.key, (k, queue) -> {
+                Deque<MemoryEntry> joined = (queue != null) ? queue : new ConcurrentLinkedDeque<>();
+                joined.addLast(this);
+                this.fence = InMemoryLockStore.this.fences.incrementAndGet();
+                MemoryEntry head = joined.peekFirst();
+                if (head == this) {
+                    this.turn.complete(null);
+                }
+                else {
+                    this.ahead = head.thread;
+                }
+                return joined;
+            });
+            boolean owned = false;
+            try {
+                this.waiting = !this.turn.isDone();
+                owned = wait.block(remaining -> {
+                    try {
+                        this.turn.get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
+                        return true;
+                    }
+                    catch (TimeoutException ex) {
+                        return false;
+                    }
+                    catch (ExecutionException ex) {
+                        throw new IllegalStateException("turn is never completed exceptionally", ex);
+                    }
+                });
+                this.holding = owned;
+                return owned;
+            }
+            finally {
+                this.waiting = false;
+                if (!owned) {
+                    Deque<MemoryEntry> queue = InMemoryLockStore.this.queues.get(this.key);
+                    MemoryEntry head = (queue != null) ? queue.peekFirst() : null;
+                    this.ahead = (head != null && head != this) ? head.thread : null;
+                    remove();
+                }
+            }
+        }
+
+        private void remove() {
+            InMemoryLockStore.this.queues.computeIfPresent(this.key, (k, queue) -> {
+                boolean wasHead = queue.peekFirst() == this;
+                queue.remove(this);
+                MemoryEntry next = queue.peekFirst();
+                if (wasHead && next != null) {
+                    next.turn.complete(null);
+                }
+                return (next != null) ? queue : null;
+            });
+        }
+
+        @Override
+        public boolean release() {
+            this.holding = false;
+            remove();
+            return true;
+        }
+
+        @Override
+        public void discard() {
+            release();
+        }
+
+        @Override
+        public long fence() {
+            return this.fence;
+        }
+
+        @Override
+        public @Nullable String ahead() {
+            return this.ahead;
+        }
+
+        @Override
+        public @Nullable String lostReason() {
+            return null;
+        }
+
+        @Override
+        public boolean isWaiting() {
+            return this.waiting;
+        }
+
+        @Override
+        public boolean isHolding() {
+            return this.holding;
+        }
+    }
+}

@@ -1,0 +1,414 @@
+package io.github.distlock.core;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distlock.FencedLock;
+import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockLostException;
+import io.github.distlock.store.EntryLostException;
+import io.github.distlock.store.HoldLossListener;
+import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lock semantics of every registry, written once over a {@link LockStore}: per-thread holds
+ * and reentrancy across the lock objects of a key, the unfair local gate, retrying an acquisition
+ * until its {@link Wait} is over (or, untimed, until the store has failed for one request
+ * timeout), reporting lost holds, statistics and DEBUG traces. The store only decides which entry
+ * owns a key.
+ *
+ * <p>For registry implementations: a registry builds its store with this core as the store's
+ * {@link HoldLossListener}, and hands out the locks of {@link #obtain}.
+ */
+public final class LockCore implements HoldLossListener {
+
+    private static final Logger logger = LoggerFactory.getLogger(LockCore.class);
+
+    /** A try-once gets at least this long for its round trips (a cold client must connect first). */
+    private static final long MIN_ATTEMPT_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Pause between attempts after a store call failed. */
+    private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private final LockStore store;
+
+    private final LockStatistics statistics;
+
+    private final String ownerIdentity;
+
+    /*
+     * Invariant: a key is mapped while its users count is positive; users counts the threads that
+     * hold the key or are acquiring it (a reentrant hold counts once) and changes only inside
+     * compute calls, so every thread that uses a key uses the state mapped at that moment.
+     */
+    private final Map<String, KeyState> keyStates = new ConcurrentHashMap<>();
+
+    /**
+     * @param store where the locks are kept
+     * @param statistics the registry's totals, shared with the store
+     * @param ownerIdentity how this process names itself as a holder, for messages
+     */
+    public LockCore(LockStore store, LockStatistics statistics, String ownerIdentity) {
+        this.store = store;
+        this.statistics = statistics;
+        this.ownerIdentity = ownerIdentity;
+    }
+
+    /**
+     * Returns a lock object for {@code key}: cheap, without a store call.
+     * @param key a non-empty key
+     * @param fair whether the lock object waits in arrival order
+     * @return the lock
+     * @throws IllegalArgumentException if the key is null or empty
+     * @throws IllegalStateException if the store was closed
+     */
+    public FencedLock obtain(@Nullable String key, boolean fair) {
+        if (key == null || key.isEmpty()) {
+            throw new IllegalArgumentException("Lock key must not be " + ((key == null) ? "null" : "empty"));
+        }
+        this.store.checkOpen();
+        return new CoreFencedLock(this, key, fair);
+    }
+
+    // ---- acquisition ---------------------------------------------------------------------------
+
+    boolean acquire(CoreFencedLock lock, Wait wait) throws InterruptedException {
+        String key = lock.getKey();
+        if (wait.isInterruptible() && Thread.interrupted()) {
+            throw new InterruptedException("Interrupted before acquiring lock '" + key + "'");
+        }
+        this.store.checkOpen();
+        long start = System.nanoTime();
+        Thread current = Thread.currentThread();
+        KeyState state = retain(key);
+        boolean acquired = false;
+        try {
+            KeyState.Hold existing = state.holdOf(current);
+            if (existing != null) {
+                String lost = existing.entry.lostReason();
+                if (lost != null) {
+                    throw new LockLostException(key, existing.entry.fence(),
+                            lost + "; unlock the lost hold before acquiring the lock again");
+                }
+                // The first hold keeps the key state referenced; this one must not add a reference.
+                existing.count++;
+                return true;
+            }
+            // Unfair acquirers of one process queue here first: one store entry per key and process.
+            boolean passedGate = !lock.isFair() && wait.lock(state.unfairGate);
+            if (!lock.isFair() && !passedGate) {
+                this.statistics.timedOut();
+                lock.missed(localHolderOrAhead(state, current));
+                return false;
+            }
+            try {
+                StoreEntry entry = acquireFromStore(state, wait, lock, start);
+                if (entry != null) {
+                    state.holds.put(current, new KeyState.Hold(entry, passedGate));
+                    acquired = true;
+                    this.statistics.acquired();
+                    if (logger.isDebugEnabled()) {
+                        logger.debug("Acquired lock '{}' with fence {} after {} ms{}", key, entry.fence(),
+                                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+                                (entry.ahead() != null) ? ", handed over by " + entry.ahead() : "");
+                    }
+                }
+                else {
+                    this.statistics.timedOut();
+                }
+                return acquired;
+            }
+            finally {
+                if (!acquired && passedGate) {
+                    state.unfairGate.unlock();
+                }
+            }
+        }
+        finally {
+            if (!acquired) {
+                releaseState(state);
+            }
+        }
+    }
+
+    /**
+     * Queues in the store until owning the key. Retries with a new entry when the entry or its
+     * session is lost while waiting, and after store failures while time is left.
+     * @return the owning entry, or {@code null} if the wait is over
+     */
+    private @Nullable StoreEntry acquireFromStore(KeyState state, Wait wait, CoreFencedLock lock, long start)
+            throws InterruptedException {
+        long failingSince = 0;
+        while (true) {
+            this.store.checkOpen();
+            long attemptStart = System.nanoTime();
+            Wait attempt = attempt(wait, failingSince, attemptStart);
+            StoreEntry entry = null;
+            try {
+                entry = this.store.newEntry(state.key, attempt);
+                if (acquireTracked(state, entry, wait, attempt)) {
+                    return entry;
+                }
+                lock.missed(entry.ahead());
+                return null;
+            }
+            catch (EntryLostException ex) {
+                if (this.store.isClosed()) {
+                    throw failure(state.key, start, entry, "the lock registry was closed", null);
+                }
+                logger.debug("Entry for lock '{}' lost while waiting ({}); queueing again", state.key, ex.getMessage());
+                if (!ex.isSessionLost()) {
+                    // The store answered (the entry was deleted): a later failure starts a new request timeout.
+                    failingSince = 0;
+                }
+                else {
+                    // A lost session is the store failing, even when a new session starts each time (a
+                    // session can die right after a slow start): untimed waits still give up after the request timeout.
+                    failingSince = (failingSince == 0) ? System.nanoTime() : failingSince;
+                    if (givenUp(wait, failingSince)) {
+                        throw failure(state.key, start, entry, this.store.describe() + " keeps losing the session: "
+                                + ex.getMessage(), ex);
+                    }
+                }
+            }
+            catch (StoreUnavailableException ex) {
+                failingSince = (failingSince == 0) ? attemptStart : failingSince;
+                if (!givenUp(wait, failingSince)) {
+                    wait.pause(RETRY_PAUSE_NANOS);
+                }
+                // A wait that ends while the store fails ends because of that failure, not a busy lock.
+                if (givenUp(wait, failingSince)) {
+                    throw failure(state.key, start, entry, this.store.describe() + " is unavailable: "
+                            + ex.getMessage(), ex);
+                }
+            }
+            if (wait.isOver()) {
+                lock.missed((entry != null) ? entry.ahead() : null);
+                return null;
+            }
+        }
+    }
+
+    /** While the entry waits, it counts among the key's waiters. */
+    private static boolean acquireTracked(KeyState state, StoreEntry entry, Wait wait, Wait attempt)
+            throws StoreUnavailableException, EntryLostException, InterruptedException {
+        state.pending.add(entry);
+        try {
+            return entry.acquire(wait, attempt);
+        }
+        finally {
+            state.pending.remove(entry);
+        }
+    }
+
+    /**
+     * The bound of one attempt's store calls. A timed one gets at least {@link #MIN_ATTEMPT_NANOS}
+     * (so a zero timeout still tries once); an untimed one gives up once the store has failed for
+     * one request timeout, counted from the start of the first failed attempt, so later attempts
+     * get only what is left of it.
+     */
+    private Wait attempt(Wait wait, long failingSince, long now) {
+        long requestTimeout = this.store.requestTimeoutNanos();
+        long nanos = wait.isTimed() ? Math.min(requestTimeout, Math.max(wait.deadlineNanos() - now, MIN_ATTEMPT_NANOS))
+                : (failingSince == 0) ? requestTimeout : Math.max(0, requestTimeout - (now - failingSince));
+        return Wait.until(now + nanos, wait.isInterruptible());
+    }
+
+    /** Timed waits give up at their deadline, untimed ones after failing for one request timeout. */
+    private boolean givenUp(Wait wait, long failingSince) {
+        return wait.isTimed() ? wait.isOver() : System.nanoTime() - failingSince >= this.store.requestTimeoutNanos();
+    }
+
+    private LockAcquisitionException failure(String key, long start, @Nullable StoreEntry entry, String message,
+            @Nullable Throwable cause) {
+        this.statistics.failed();
+        String holder = (entry != null) ? entry.ahead() : null;
+        return new LockAcquisitionException(key, Duration.ofNanos(System.nanoTime() - start), holder, message, cause);
+    }
+
+    /**
+     * Who a thread that timed out at the unfair gate was behind, from local state only: another
+     * thread of this process holding the key, or what that thread's entry waits for in the store.
+     */
+    private @Nullable String localHolderOrAhead(KeyState state, Thread current) {
+        Thread holder = state.liveHolderOtherThan(current);
+        if (holder != null) {
+            return this.ownerIdentity + '/' + holder.getName();
+        }
+        for (StoreEntry entry : state.pending) {
+            if (entry.isWaiting()) {
+                return entry.ahead();
+            }
+        }
+        return null;
+    }
+
+    // ---- release and queries -------------------------------------------------------------------
+
+    void release(String key) {
+        Thread current = Thread.currentThread();
+        KeyState state = this.keyStates.get(key);
+        KeyState.Hold hold = (state != null) ? state.holdOf(current) : null;
+        if (state == null || hold == null) {
+            throw notHeld(key);
+        }
+        StoreEntry entry = hold.entry;
+        if (--hold.count > 0) {
+            String lost = entry.lostReason();
+            if (lost != null) {
+                throw new LockLostException(key, entry.fence(), lost);
+            }
+            return;
+        }
+        state.holds.remove(current);
+        String lost = entry.lostReason();
+        try {
+            if (lost != null) {
+                entry.discard();
+            }
+            else if (!entry.release()) {
+                lost = Objects.requireNonNullElse(entry.lostReason(),
+                        "the lock entry was already gone from " + this.store.describe());
+            }
+            else {
+                logger.debug("Released lock '{}' with fence {}", key, entry.fence());
+            }
+        }
+        catch (StoreUnavailableException ex) {
+            logger.warn("Release of lock '{}' (fence {}) not confirmed by {} ({}); retrying in the background", key,
+                    entry.fence(), this.store.describe(), ex.getMessage());
+        }
+        finally {
+            if (hold.passedGate) {
+                state.unfairGate.unlock();
+            }
+            releaseState(state);
+        }
+        if (lost != null) {
+            throw new LockLostException(key, entry.fence(), lost);
+        }
+    }
+
+    long fence(String key) {
+        KeyState.Hold hold = currentHold(key);
+        if (hold == null) {
+            throw notHeld(key);
+        }
+        return hold.entry.fence();
+    }
+
+    int holdCount(String key) {
+        KeyState.Hold hold = currentHold(key);
+        return (hold != null) ? hold.count : 0;
+    }
+
+    boolean isHeldByCurrentThread(String key) {
+        KeyState.Hold hold = currentHold(key);
+        return hold != null && hold.entry.lostReason() == null;
+    }
+
+    boolean isLocked(String key) {
+        KeyState state = this.keyStates.get(key);
+        if (state != null && state.liveHolderOtherThan(null) != null) {
+            return true;
+        }
+        return this.store.holder(key) != null;
+    }
+
+    @Nullable String holder(String key) {
+        return this.store.holder(key);
+    }
+
+    private static IllegalMonitorStateException notHeld(String key) {
+        return new IllegalMonitorStateException(
+                "Lock '" + key + "' is not held by the current thread (" + Thread.currentThread().getName() + ")");
+    }
+
+    private KeyState.@Nullable Hold currentHold(String key) {
+        KeyState state = this.keyStates.get(key);
+        return (state != null) ? state.holdOf(Thread.currentThread()) : null;
+    }
+
+    // ---- loss, statistics, local state ---------------------------------------------------------
+
+    @Override
+    public void holdLost(StoreEntry entry, String reason) {
+        if (!this.store.isClosed()) {
+            this.statistics.holdLost();
+            logger.warn("Lock '{}' (fence {}) lost while held: {}", entry.lockKey(), entry.fence(), reason);
+        }
+    }
+
+    /** @return the registry's totals */
+    public LockStatistics statistics() {
+        return this.statistics;
+    }
+
+    /** @return threads of this process that hold a key and have not lost it (a reentrant hold counts once) */
+    public int heldLockCount() {
+        int held = 0;
+        for (KeyState state : this.keyStates.values()) {
+            for (KeyState.Hold hold : state.holds.values()) {
+                if (hold.entry.lostReason() == null) {
+                    held++;
+                }
+            }
+        }
+        return held;
+    }
+
+    /** @return threads of this process waiting for a key: at the unfair gate, or behind an older entry */
+    public int waitingThreadCount() {
+        int waiting = 0;
+        for (KeyState state : this.keyStates.values()) {
+            waiting += waitersOf(state);
+        }
+        return waiting;
+    }
+
+    /**
+     * @param key the lock key
+     * @return threads of this process waiting for {@code key}: at the unfair gate, or behind an
+     * older entry in the store
+     */
+    public int waitingThreadCount(String key) {
+        KeyState state = this.keyStates.get(key);
+        return (state != null) ? waitersOf(state) : 0;
+    }
+
+    private static int waitersOf(KeyState state) {
+        int waiting = state.unfairGate.getQueueLength();
+        for (StoreEntry entry : state.pending) {
+            if (entry.isWaiting()) {
+                waiting++;
+            }
+        }
+        return waiting;
+    }
+
+    /** @return the keys this process holds or is acquiring right now */
+    public Set<String> activeKeys() {
+        return this.keyStates.keySet();
+    }
+
+    private KeyState retain(String key) {
+        return this.keyStates.compute(key, (k, state) -> {
+            KeyState retained = (state != null) ? state : new KeyState(k);
+            retained.users++;
+            return retained;
+        });
+    }
+
+    private void releaseState(KeyState state) {
+        this.keyStates.computeIfPresent(state.key, (k, current) -> (--current.users == 0) ? null : current);
+    }
+}

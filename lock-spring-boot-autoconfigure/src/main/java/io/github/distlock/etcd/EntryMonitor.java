@@ -1,0 +1,262 @@
+package io.github.distlock.etcd;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.github.distlock.core.Wait;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the thread of one {@link QueueEntry} waits on, apart from the protocol that decides who
+ * holds: the predecessor it waits for, deletions delivered by the watch, resync requests after
+ * possible gaps in the watch, and the entry's loss.
+ *
+ * <p>Invariants, all under {@link #lock}: a deletion delivered while a queue read is on the wire
+ * is remembered and applied to the predecessor that read finds, so a handoff in that window is
+ * never missed; a deletion of a key named like the entry's own counts only if it is newer than
+ * the entry's write (keys are reused); the loss reason is set once and reported as a lost hold
+ * only if the entry held then; becoming the holder and a resync request are ordered by the lock,
+ * so a resync during the final read is seen either by the holder or by {@link #resync()}.
+ */
+final class EntryMonitor {
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private final Condition changed = this.lock.newCondition();
+
+    private final EtcdSession session;
+
+    private @Nullable ByteSequence predecessor;
+
+    private long predecessorRevision;
+
+    private boolean readInFlight;
+
+    /** Deletions seen while a read was on the wire: key to highest delete revision. */
+    private final Map<ByteSequence, Long> deletedDuringRead = new HashMap<>();
+
+    /** Highest revision at which a key named like ours was deleted (entry keys are reused). */
+    private long ownKeyDeletedAt;
+
+    private boolean predecessorGone;
+
+    private boolean resyncRequested;
+
+    private volatile @Nullable String predecessorOwner;
+
+    private volatile boolean holding;
+
+    private volatile @Nullable String lostReason;
+
+    EntryMonitor(EtcdSession session) {
+        this.session = session;
+    }
+
+    /** A read of the queue is about to be sent: forget what an older read found. */
+    void beginRead() {
+        this.lock.lock();
+        try {
+            this.readInFlight = true;
+            this.predecessor = null;
+            this.predecessorGone = false;
+            this.resyncRequested = false;
+            this.deletedDuringRead.clear();
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** The read found {@code before} just ahead of the entry, or nothing ({@code null}). */
+    void endRead(@Nullable KeyValue before) {
+        this.lock.lock();
+        try {
+            this.readInFlight = false;
+            if (before == null) {
+                this.predecessor = null;
+                this.predecessorGone = true;
+            }
+            else {
+                this.predecessor = before.getKey();
+                this.predecessorRevision = before.getCreateRevision();
+                this.predecessorOwner = EntryValue.decode(before.getValue()).describe();
+                // Its deletion may have been dispatched while our read was on the wire; a delete
+                // older than its creation belongs to an earlier entry with the same key.
+                Long deletedAt = this.deletedDuringRead.get(this.predecessor);
+                this.predecessorGone = deletedAt != null && deletedAt > this.predecessorRevision;
+            }
+            this.deletedDuringRead.clear();
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** Another entry's key was deleted at {@code revision}. */
+    void deleted(ByteSequence etcdKey, long revision) {
+        this.lock.lock();
+        try {
+            if (this.readInFlight) {
+                this.deletedDuringRead.merge(etcdKey, revision, Math::max);
+            }
+            else if (etcdKey.equals(this.predecessor) && revision > this.predecessorRevision) {
+                this.predecessorGone = true;
+                this.changed.signalAll();
+            }
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** A key named like the entry's own was deleted at {@code revision}, before its write was known. */
+    void ownKeyDeletedBeforeWrite(long revision) {
+        this.lock.lock();
+        try {
+            this.ownKeyDeletedAt = Math.max(this.ownKeyDeletedAt, revision);
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** @return whether a key named like ours was deleted after our write at {@code revision} */
+    boolean ownKeyDeletedAfter(long revision) {
+        this.lock.lock();
+        try {
+            return this.ownKeyDeletedAt > revision;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Waits until the predecessor is gone, a resync is requested, the entry is lost, or the
+     * safety re-read interval passes.
+     * @return whether the queue must be re-read; false on timeout or loss
+     */
+    boolean awaitChange(Wait wait, long safetyNanos) throws InterruptedException {
+        // Past the safety interval without news: re-read anyway, unless the caller's time is up.
+        boolean rereadAnyway = wait.remainingNanos() > safetyNanos;
+        return wait.atMost(safetyNanos).block(remaining -> {
+            this.lock.lock();
+            try {
+                long left = remaining;
+                while (!this.predecessorGone && !this.resyncRequested && this.lostReason == null
+                        && this.session.isAlive() && left > 0) {
+                    left = this.changed.awaitNanos(left);
+                }
+                if (this.lostReason != null || !this.session.isAlive()) {
+                    return false;
+                }
+                return this.predecessorGone || this.resyncRequested || rereadAnyway;
+            }
+            finally {
+                this.lock.unlock();
+            }
+        });
+    }
+
+    /** Waits a retry pause after a failed read (less if the entry is lost), and asks for a re-read. */
+    void pauseBeforeReread(Wait wait) throws InterruptedException {
+        wait.atMost(EtcdCalls.RETRY_PAUSE_NANOS).block(remaining -> {
+            this.lock.lock();
+            try {
+                this.resyncRequested = true;
+                long left = remaining;
+                while (left > 0 && this.lostReason == null) {
+                    left = this.changed.awaitNanos(left);
+                }
+                return null;
+            }
+            finally {
+                this.lock.unlock();
+            }
+        });
+    }
+
+    /**
+     * The entry owns the lock from now on.
+     * @return whether a resync was requested during the final read, so the hold must be verified
+     */
+    boolean becomeHolder() {
+        this.lock.lock();
+        try {
+            this.holding = true;
+            return this.resyncRequested;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Events may have been missed: the waiting thread re-reads.
+     * @return whether the entry holds, so that the hold must be verified instead
+     */
+    boolean resync() {
+        this.lock.lock();
+        try {
+            this.resyncRequested = true;
+            this.changed.signalAll();
+            return this.holding;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Records the loss, once.
+     * @return whether this was the first loss and the entry held: the hold must be reported lost
+     */
+    boolean markLost(String reason) {
+        boolean first;
+        this.lock.lock();
+        try {
+            first = this.lostReason == null;
+            if (first) {
+                this.lostReason = reason;
+            }
+            this.changed.signalAll();
+        }
+        finally {
+            this.lock.unlock();
+        }
+        return first && this.holding;
+    }
+
+    /** The hold ended by our own release or discard; no later loss is a lost hold. */
+    void released() {
+        this.holding = false;
+    }
+
+    boolean isHolding() {
+        return this.holding;
+    }
+
+    @Nullable String lostReason() {
+        return this.lostReason;
+    }
+
+    /** @return the owner of the entry ahead, as last read */
+    @Nullable String predecessorOwner() {
+        return this.predecessorOwner;
+    }
+
+    /** @return the key of the entry ahead, as last read, or {@code null} if none or a read is in flight */
+    @Nullable ByteSequence predecessor() {
+        this.lock.lock();
+        try {
+            return this.predecessor;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+}

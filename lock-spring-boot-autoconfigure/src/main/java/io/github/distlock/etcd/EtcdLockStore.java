@@ -1,0 +1,280 @@
+package io.github.distlock.etcd;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.github.distlock.core.LockStatistics;
+import io.github.distlock.core.Wait;
+import io.github.distlock.store.HoldLossListener;
+import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The etcd {@link LockStore}: one session lease per registry ({@link SessionKeeper}), one queue of
+ * entries per key ({@link QueueEntry}, the protocol of etcd's {@code concurrency.Mutex}), one watch
+ * stream per registry ({@link WatchDispatcher}), background clean-up ({@link EntryDeleter} and the
+ * session's ghost sweep) and one reader of queues ({@link LockInspector}).
+ *
+ * <p>Two threads: {@code distlock-etcd-session} runs only session timing (keep-alives, expiry
+ * checks), which never blocks, so that nothing else can delay a keep-alive;
+ * {@code distlock-etcd-maintenance} runs background deletes, ghost sweeps, watch probes and hold
+ * verifications, which call into jetcd.
+ */
+final class EtcdLockStore implements LockStore {
+
+    private final Client client;
+
+    private final EtcdKeyspace keyspace;
+
+    private final String ownerIdentity;
+
+    private final String endpoints;
+
+    private final long requestTimeoutNanos;
+
+    private final long leaseTtlNanos;
+
+    private final ScheduledExecutorService sessionScheduler;
+
+    private final ScheduledExecutorService maintenance;
+
+    private final WatchDispatcher dispatcher;
+
+    private final EntryDeleter deleter;
+
+    private final SessionKeeper sessions;
+
+    private final BackendFailures failures;
+
+    private final LockInspector inspector;
+
+    private final RaftTerms terms = new RaftTerms();
+
+    private final EntrySlots slots = new EntrySlots();
+
+    private final HoldLossListener lossListener;
+
+    private volatile boolean closed;
+
+    EtcdLockStore(Client client, EtcdKeyspace keyspace, Duration leaseTtl, Duration requestTimeout,
+            String ownerIdentity, String endpoints, LockStatistics statistics, HoldLossListener lossListener) {
+        this.client = client;
+        this.keyspace = keyspace;
+        this.ownerIdentity = ownerIdentity;
+        this.endpoints = endpoints;
+        this.requestTimeoutNanos = requestTimeout.toNanos();
+        this.leaseTtlNanos = leaseTtl.toNanos();
+        this.lossListener = lossListener;
+        this.sessionScheduler = singleThread("distlock-etcd-session");
+        this.maintenance = singleThread("distlock-etcd-maintenance");
+        this.dispatcher = new WatchDispatcher(client.getWatchClient(), keyspace, this.maintenance,
+                this.requestTimeoutNanos);
+        this.failures = new BackendFailures(statistics, ChannelReconnect.of(client));
+        this.deleter = new EntryDeleter(this.maintenance, this.requestTimeoutNanos, this.failures);
+        this.inspector = new LockInspector(client, keyspace, this.requestTimeoutNanos, endpoints);
+        this.sessions = new SessionKeeper(client, keyspace, leaseTtl.getSeconds(), this.requestTimeoutNanos,
+                this.sessionScheduler, this.maintenance, this.terms, statistics, this.failures);
+    }
+
+    private static ScheduledExecutorService singleThread(String name) {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = Executors.defaultThreadFactory().newThread(runnable);
+            thread.setName(name);
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        return executor;
+    }
+
+    // ---- LockStore -----------------------------------------------------------------------------
+
+    @Override
+    public StoreEntry newEntry(String key, Wait attempt) throws StoreUnavailableException, InterruptedException {
+        EtcdSession session;
+        try {
+            session = this.sessions.current(attempt);
+        }
+        catch (StoreUnavailableException ex) {
+            this.failures.record();
+            throw ex;
+        }
+        ByteSequence value = EntryValue.encode(this.ownerIdentity, Thread.currentThread().getName(),
+                System.currentTimeMillis());
+        QueueEntry entry = new QueueEntry(this, key, this.keyspace.root(key), value, session);
+        // Before its key is written: see the invariant of SessionKeeper.
+        this.sessions.register(entry);
+        return entry;
+    }
+
+    @Override
+    public @Nullable String holder(String key) {
+        LockSnapshot.Entry holder = this.inspector.describe(key, 1, false).holder();
+        return (holder != null) ? holder.describe() : null;
+    }
+
+    @Override
+    public long requestTimeoutNanos() {
+        return this.requestTimeoutNanos;
+    }
+
+    @Override
+    public boolean isSessionAlive() {
+        EtcdSession current = this.sessions.currentOrNull();
+        return current != null && current.isAlive();
+    }
+
+    @Override
+    public @Nullable Duration sessionRenewalAge() {
+        EtcdSession current = this.sessions.currentOrNull();
+        return (current != null) ? current.sinceLastRenewal() : null;
+    }
+
+    @Override
+    public String describe() {
+        return "etcd at " + this.endpoints;
+    }
+
+    @Override
+    public void checkOpen() {
+        if (this.closed) {
+            throw new IllegalStateException("EtcdLockRegistry for namespace '" + this.keyspace.namespace()
+                    + "' is closed");
+        }
+    }
+
+    @Override
+    public boolean isClosed() {
+        return this.closed;
+    }
+
+    // ---- registry operations -------------------------------------------------------------------
+
+    /** Grants the session lease and opens the watch stream; see {@link EtcdLockRegistry#connect()}. */
+    CompletableFuture<Void> connect() {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                checkOpen();
+                Wait wait = Wait.timeout(this.requestTimeoutNanos, false);
+                this.sessions.current(wait);
+                EtcdCalls.await(this.dispatcher.ensureOpen(), wait, "watch creation");
+            }
+            catch (StoreUnavailableException ex) {
+                this.failures.record();
+                throw new IllegalStateException("Could not connect to etcd at " + this.endpoints + ": "
+                        + ex.getMessage(), ex);
+            }
+            catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+    }
+
+    LockSnapshot describeLock(String key, int maxEntries) {
+        return this.inspector.describe(key, maxEntries, true);
+    }
+
+    NamespaceSnapshot describeLocks(int maxEntries) {
+        return this.inspector.describeAll(maxEntries);
+    }
+
+    @Nullable Duration grantedTtl() {
+        return this.sessions.grantedTtl();
+    }
+
+    /** Revokes the lease, which deletes every entry of this store in etcd. Idempotent. */
+    void close() {
+        if (this.closed) {
+            return;
+        }
+        this.closed = true;
+        this.sessions.close("the lock registry was closed");
+        this.dispatcher.close();
+        this.sessionScheduler.shutdownNow();
+        this.maintenance.shutdownNow();
+    }
+
+    // ---- what queue entries share --------------------------------------------------------------
+
+    /** Runs {@code task} on the maintenance thread after {@code delayNanos}; nothing once the store closed. */
+    void schedule(Runnable task, long delayNanos) {
+        try {
+            this.maintenance.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // Closed: the lease revoke ends every entry.
+        }
+    }
+
+    /** An etcd call of an entry failed. */
+    void failed() {
+        this.failures.record();
+    }
+
+    EntrySlots slots() {
+        return this.slots;
+    }
+
+    /** Raft terms seen in answers, so the session can spot keep-alives from a deposed leader. */
+    RaftTerms terms() {
+        return this.terms;
+    }
+
+    KV kv() {
+        return this.client.getKVClient();
+    }
+
+    WatchDispatcher dispatcher() {
+        return this.dispatcher;
+    }
+
+    EntryDeleter deleter() {
+        return this.deleter;
+    }
+
+    /** How long a waiter trusts the watch alone before re-reading the queue anyway: one lease TTL. */
+    long safetyRecheckNanos() {
+        return this.leaseTtlNanos;
+    }
+
+    void holdLost(QueueEntry entry, String reason) {
+        this.lossListener.holdLost(entry, reason);
+    }
+
+    /** The entry gave up or was released: it no longer owns a key under the session lease. */
+    void forget(QueueEntry entry) {
+        this.sessions.unregister(entry);
+    }
+
+    /**
+     * An entry write failed without an answer: etcd may still apply it later (a deposed leader's
+     * proposal committed by its successor), after every delete of ours. Sweeps the lease for it.
+     */
+    void uncertainWrite() {
+        this.sessions.sweepForGhosts();
+    }
+
+    // ---- for tests -----------------------------------------------------------------------------
+
+    SessionKeeper sessions() {
+        return this.sessions;
+    }
+
+    EtcdKeyspace keyspace() {
+        return this.keyspace;
+    }
+
+    void runOnMaintenanceThread(Runnable task) {
+        this.maintenance.execute(task);
+    }
+}

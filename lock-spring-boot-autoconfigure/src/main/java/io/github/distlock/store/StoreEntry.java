@@ -1,0 +1,58 @@
+package io.github.distlock.store;
+
+import io.github.distlock.core.Wait;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One acquisition's entry in a store: written once, owns its key when every older entry of the
+ * key is gone, and is then released or lost. Used by one thread at a time, except for
+ * {@link #lostReason()}, {@link #isWaiting()} and {@link #isHolding()}, which any thread may read.
+ */
+public interface StoreEntry {
+
+    /** @return the lock key */
+    String lockKey();
+
+    /**
+     * Writes the entry and waits until it owns the key or {@code wait} is over. A wait that is
+     * over when the entry is written (a try-once) still gets the answer of that write.
+     * @param wait the caller's wait
+     * @param attempt bounds writing the entry: it may end after {@code wait}, so that a zero
+     * timeout still makes one attempt
+     * @return whether the entry owns the key; if not, it is being removed in the background
+     * @throws EntryLostException if the entry or its session vanished before it owned the key; a
+     * new entry may try again
+     * @throws StoreUnavailableException if a store call failed or got no answer in time; the entry
+     * is being removed in the background
+     * @throws InterruptedException if {@code wait} is interruptible and the thread was interrupted
+     */
+    boolean acquire(Wait wait, Wait attempt)
+            throws StoreUnavailableException, EntryLostException, InterruptedException;
+
+    /** @return the fence: defined once {@link #acquire} returned true */
+    long fence();
+
+    /** @return who the entry last saw ahead of it (the holder or the entry before it), a hint for messages */
+    @Nullable String ahead();
+
+    /** @return why the entry ended without its release (it may have been held), or {@code null} */
+    @Nullable String lostReason();
+
+    /** @return whether the entry is written and waiting behind an older one */
+    boolean isWaiting();
+
+    /** @return whether the entry owns the key and was not released (it may have been lost since) */
+    boolean isHolding();
+
+    /**
+     * Releases a held entry, with a compare on the entry's identity so that it never removes
+     * another holder's entry.
+     * @return {@code false} if the entry was already gone (the hold had been lost)
+     * @throws StoreUnavailableException if the store did not confirm; the release is then retried
+     * in the background
+     */
+    boolean release() throws StoreUnavailableException;
+
+    /** Drops a lost hold: removes what may be left of the entry, in the background. */
+    void discard();
+}
