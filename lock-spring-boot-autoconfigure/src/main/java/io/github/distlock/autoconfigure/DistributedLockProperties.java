@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.distlock.aop.DistributedLockAdvisor;
+import io.github.distlock.etcd.EtcdLockRegistry;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationStyle;
@@ -241,13 +242,9 @@ public class DistributedLockProperties {
         }
 
         public void setNamespace(String namespace) {
-            if (namespace == null || !namespace.endsWith("/")) {
-                throw new IllegalArgumentException("distributed-lock.etcd.namespace must end with '/' (so that "
-                        + "namespaces never overlap), but was '" + namespace + "'");
-            }
-            if (namespace.indexOf('#') >= 0) {
-                throw new IllegalArgumentException("distributed-lock.etcd.namespace must not contain '#' (it "
-                        + "separates the namespace from lock keys), but was '" + namespace + "'");
+            String problem = EtcdLockRegistry.namespaceProblem(namespace);
+            if (problem != null) {
+                throw new IllegalArgumentException("distributed-lock.etcd.namespace " + problem);
             }
             this.namespace = namespace;
         }
@@ -257,7 +254,7 @@ public class DistributedLockProperties {
         }
 
         public void setLeaseTtl(Duration leaseTtl) {
-            PropertyChecks.wholeSeconds("distributed-lock.etcd.lease-ttl", leaseTtl);
+            PropertyChecks.check("distributed-lock.etcd.lease-ttl", leaseTtl, EtcdLockRegistry.leaseTtlProblem(leaseTtl));
             this.leaseTtl = leaseTtl;
         }
 

@@ -25,10 +25,10 @@ final class PropertyChecks {
         }
     }
 
-    static void wholeSeconds(String property, Duration value) {
-        if (value == null || value.getSeconds() < 1 || value.getNano() != 0) {
-            throw new IllegalArgumentException(
-                    property + " must be a whole number of seconds, at least 1s, but is '" + print(value) + "'");
+    /** Throws if {@code problem}, a rule's verdict on {@code value}, names one. */
+    static void check(String property, Duration value, @Nullable String problem) {
+        if (problem != null) {
+            throw new IllegalArgumentException(property + " " + problem + ", but is '" + print(value) + "'");
         }
     }
 
