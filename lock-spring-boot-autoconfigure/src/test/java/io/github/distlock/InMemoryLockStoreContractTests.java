@@ -1,0 +1,26 @@
+package io.github.distlock;
+
+import io.github.distlock.store.AbstractLockStoreContractTests;
+import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreEntry;
+
+/** The in-memory store against the store contract; its holds cannot be lost. */
+class InMemoryLockStoreContractTests extends AbstractLockStoreContractTests {
+
+    private final InMemoryLockStore store = new InMemoryLockStore();
+
+    @Override
+    protected LockStore store() {
+        return this.store;
+    }
+
+    @Override
+    protected LockStore peerStore() {
+        return this.store;
+    }
+
+    @Override
+    protected boolean endHoldBehindTheStoresBack(StoreEntry entry) {
+        return false;
+    }
+}
