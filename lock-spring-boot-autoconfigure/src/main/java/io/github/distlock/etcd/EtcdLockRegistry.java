@@ -294,9 +294,9 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
         this.store.runOnMaintenanceThread(task);
     }
 
-    /** See {@link SessionKeeper#sweepForGhosts()}. */
+    /** Sweeps the session lease for ghost entries; see {@link EntryCleanup}. */
     void sweepForGhosts() {
-        this.store.sessions().sweepForGhosts();
+        this.store.sweepForGhosts();
     }
 
     EtcdKeyspace keyspace() {

@@ -22,8 +22,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The etcd {@link LockStore}: one session lease per registry ({@link SessionKeeper}), one queue of
  * entries per key ({@link QueueEntry}, the protocol of etcd's {@code concurrency.Mutex}), one watch
- * stream per registry ({@link WatchDispatcher}), background clean-up ({@link EntryDeleter} and the
- * session's ghost sweep) and one reader of queues ({@link LockInspector}).
+ * stream per registry ({@link WatchDispatcher}), clean-up in one place ({@link EntryCleanup}) and
+ * one reader of queues ({@link LockInspector}).
  *
  * <p>Two threads: {@code distlock-etcd-session} runs only session timing (keep-alives, expiry
  * checks), which never blocks, so that nothing else can delay a keep-alive;
@@ -50,7 +50,7 @@ final class EtcdLockStore implements LockStore {
 
     private final WatchDispatcher dispatcher;
 
-    private final EntryDeleter deleter;
+    private final EntryCleanup cleanup;
 
     private final SessionKeeper sessions;
 
@@ -80,10 +80,11 @@ final class EtcdLockStore implements LockStore {
         this.dispatcher = new WatchDispatcher(client.getWatchClient(), keyspace, this.maintenance,
                 this.requestTimeoutNanos);
         this.failures = new BackendFailures(statistics, ChannelReconnect.of(client));
-        this.deleter = new EntryDeleter(this.maintenance, this.requestTimeoutNanos, this.failures);
         this.inspector = new LockInspector(client, keyspace, this.requestTimeoutNanos, endpoints);
-        this.sessions = new SessionKeeper(client, keyspace, leaseTtl.getSeconds(), this.requestTimeoutNanos,
-                this.sessionScheduler, this.maintenance, this.terms, statistics, this.failures);
+        this.sessions = new SessionKeeper(client, leaseTtl.getSeconds(), this.requestTimeoutNanos,
+                this.sessionScheduler, this.terms, statistics, this.failures);
+        this.cleanup = new EntryCleanup(client, keyspace, this.sessions, this.maintenance, this.requestTimeoutNanos,
+                this.failures);
     }
 
     private static ScheduledExecutorService singleThread(String name) {
@@ -238,8 +239,8 @@ final class EtcdLockStore implements LockStore {
         return this.dispatcher;
     }
 
-    EntryDeleter deleter() {
-        return this.deleter;
+    EntryCleanup cleanup() {
+        return this.cleanup;
     }
 
     /** How long a waiter trusts the watch alone before re-reading the queue anyway: one lease TTL. */
@@ -256,18 +257,15 @@ final class EtcdLockStore implements LockStore {
         this.sessions.unregister(entry);
     }
 
-    /**
-     * An entry write failed without an answer: etcd may still apply it later (a deposed leader's
-     * proposal committed by its successor), after every delete of ours. Sweeps the lease for it.
-     */
-    void uncertainWrite() {
-        this.sessions.sweepForGhosts();
-    }
-
     // ---- for tests -----------------------------------------------------------------------------
 
     SessionKeeper sessions() {
         return this.sessions;
+    }
+
+    /** Sweeps the session lease for ghost entries for a while; see {@link EntryCleanup}. */
+    void sweepForGhosts() {
+        this.cleanup.sweepForGhosts();
     }
 
     EtcdKeyspace keyspace() {

@@ -2,9 +2,7 @@ package io.github.distlock.etcd;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
@@ -44,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
 
-    private static final String ENTRY_DELETED = "the lock entry was deleted from etcd";
+    static final String ENTRY_DELETED = "the lock entry was deleted from etcd";
 
     private static final long NOT_WRITTEN = -1;
 
@@ -74,12 +72,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
 
     private final AtomicBoolean slotReturned = new AtomicBoolean();
 
-    /**
-     * Verifications asked for and not yet covered by a read that started after them. Only the
-     * request that finds it at zero starts a verification, so a burst of resyncs (every stream
-     * error of an outage) runs one chain of reads per entry, not one each.
-     */
-    private final AtomicInteger verificationsWanted = new AtomicInteger();
+    private final HoldVerifier verifier;
 
     QueueEntry(EtcdLockStore store, String lockKey, ByteSequence root, ByteSequence value, EtcdSession session) {
         this.store = store;
@@ -90,6 +83,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         this.value = value;
         this.session = session;
         this.monitor = new EntryMonitor(session);
+        this.verifier = new HoldVerifier(this, store);
     }
 
     @Override
@@ -127,6 +121,15 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     @Override
     public boolean isHolding() {
         return this.monitor.isHolding();
+    }
+
+    /** A compare that succeeds while the entry's key is still the one it wrote. */
+    Cmp stillWritten() {
+        return writtenAt(this.createRevision);
+    }
+
+    private Cmp writtenAt(long revision) {
+        return new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision));
     }
 
     @Override
@@ -180,7 +183,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
             }
             // A resync during the final read means a deletion of our own key may have fallen into a watch gap.
             if (this.monitor.becomeHolder()) {
-                requestVerification();
+                this.verifier.request();
             }
             return true;
         }
@@ -208,7 +211,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
      */
     private boolean awaitOwnLeftoverAhead(Wait attempt) throws InterruptedException {
         ByteSequence ahead = this.monitor.predecessor();
-        CompletableFuture<Void> gone = (ahead != null) ? this.store.deleter().deletionOf(ahead) : null;
+        CompletableFuture<Void> gone = (ahead != null) ? this.store.cleanup().deletionOf(ahead) : null;
         if (gone == null) {
             return false;
         }
@@ -282,7 +285,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         this.monitor.beginRead();
         long revision = this.createRevision;
         TxnResponse response = EtcdCalls.await(this.store.kv().txn()
-            .If(new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+            .If(writtenAt(revision))
             .Then(Op.get(this.root, GetOption.builder()
                 .isPrefix(true)
                 .withMaxCreateRevision(revision - 1)
@@ -336,7 +339,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     @Override
     public void resync() {
         if (this.monitor.resync()) {
-            requestVerification();
+            this.verifier.request();
         }
     }
 
@@ -345,50 +348,11 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         markLost(reason);
     }
 
-    private void markLost(String reason) {
+    void markLost(String reason) {
         // A hold is reported lost once, however many ways its loss shows.
         if (this.monitor.markLost(reason)) {
             this.store.holdLost(this, reason);
         }
-    }
-
-    /**
-     * Checks in the background that a held entry's key still exists, after events may have been
-     * missed. Retried until etcd answers, while the hold lasts: if etcd stays away, the session's
-     * TTL ends the hold instead.
-     */
-    private void requestVerification() {
-        if (this.verificationsWanted.getAndIncrement() == 0) {
-            verifyHold(1);
-        }
-    }
-
-    private void verifyHold(int attempt) {
-        if (!this.monitor.isHolding() || lostReason() != null) {
-            // The hold is over: nothing left to verify, now or for later requests.
-            return;
-        }
-        // Requests up to now are answered by this read; later ones need a read of their own.
-        int covered = this.verificationsWanted.get();
-        long revision = this.createRevision;
-        this.store.kv().txn()
-            .If(new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-            .commit()
-            .orTimeout(this.store.requestTimeoutNanos(), TimeUnit.NANOSECONDS)
-            .whenComplete((response, failure) -> {
-                if (failure == null) {
-                    if (!response.isSucceeded() && this.monitor.isHolding()) {
-                        markLost(ENTRY_DELETED);
-                    }
-                    if (this.verificationsWanted.addAndGet(-covered) > 0) {
-                        verifyHold(1);
-                    }
-                    return;
-                }
-                this.store.failed();
-                this.store.schedule(() -> verifyHold(attempt + 1),
-                        Math.min(EtcdCalls.RETRY_PAUSE_NANOS * attempt, this.store.requestTimeoutNanos()));
-            });
     }
 
     // ---- release and clean-up ------------------------------------------------------------------
@@ -416,7 +380,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         }
         catch (StoreUnavailableException ex) {
             this.store.failed();
-            this.store.deleter().deleteUntilGone(this);
+            this.store.cleanup().deleteUntilGone(this);
             throw ex;
         }
     }
@@ -427,7 +391,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         this.monitor.released();
         this.store.dispatcher().unsubscribe(this.root, this);
         this.store.forget(this);
-        this.store.deleter().deleteUntilGone(this);
+        this.store.cleanup().deleteUntilGone(this);
     }
 
     /** Removes a waiting entry without blocking the caller; failures are retried in the background. */
@@ -435,27 +399,16 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         this.store.dispatcher().unsubscribe(this.root, this);
         // Unregistered only now that no write of ours can still be wanted: see SessionKeeper's invariant.
         this.store.forget(this);
-        CompletableFuture<TxnResponse> pendingWrite = this.write;
-        if (this.createRevision == NOT_WRITTEN && pendingWrite == null) {
-            // Never sent: the number was not used.
-            returnSlot();
-            return;
-        }
-        if (this.createRevision == NOT_WRITTEN) {
-            // The write's fate is unknown: it may still be retried by the client, or applied by
-            // etcd after our delete. Delete now, again once the write settles, and have the
-            // registry sweep its lease for entries nobody owns.
-            this.store.uncertainWrite();
-            this.store.deleter().deleteUntilGone(this);
-            pendingWrite.whenComplete((response, failure) -> {
-                if (failure == null) {
-                    this.createRevision = response.getPutResponses().get(0).getHeader().getRevision();
-                    this.store.deleter().deleteUntilGone(this);
-                }
-            });
-            return;
-        }
-        this.store.deleter().deleteUntilGone(this);
+        this.store.cleanup().giveUp(this, this.write);
+    }
+
+    boolean isWritten() {
+        return this.createRevision != NOT_WRITTEN;
+    }
+
+    /** A write that had no answer when the acquisition gave up was applied at {@code revision}. */
+    void writtenLate(long revision) {
+        this.createRevision = revision;
     }
 
     /**
@@ -468,7 +421,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
             return this.store.kv().txn().Then(Op.delete(this.key, DeleteOption.DEFAULT)).commit();
         }
         return this.store.kv().txn()
-            .If(new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+            .If(writtenAt(revision))
             .Then(Op.delete(this.key, DeleteOption.DEFAULT))
             .commit();
     }

@@ -1,35 +1,23 @@
 package io.github.distlock.etcd;
 
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.github.distlock.core.LockStatistics;
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
-import io.etcd.jetcd.options.LeaseOption;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import io.github.distlock.core.Wait;
 import io.github.distlock.store.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A registry's current {@link EtcdSession} and the queue entries written under its sessions:
- * starts a new session when the last one was lost, tells the entries of a session that ended, and
- * sweeps the lease for entries nobody owns.
+ * starts a new session when the last one was lost, and tells the entries of a session that ended.
  *
  * <p>Invariant: an entry is registered before its key is written and unregistered only after it
  * gave up or was released, so every key under a live session lease that no registered entry owns
@@ -39,21 +27,13 @@ final class SessionKeeper {
 
     private static final Logger logger = LoggerFactory.getLogger(SessionKeeper.class);
 
-    private static final long GHOST_SWEEP_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(60);
-
-    private static final long GHOST_SWEEP_PERIOD_MILLIS = 1_000;
-
     private final Client client;
-
-    private final EtcdKeyspace keyspace;
 
     private final long leaseTtlSeconds;
 
     private final long requestTimeoutNanos;
 
     private final ScheduledExecutorService sessionScheduler;
-
-    private final ScheduledExecutorService maintenance;
 
     private final LeaseKeepAlives keepAlives;
 
@@ -67,11 +47,7 @@ final class SessionKeeper {
 
     private final ReentrantLock sessionLock = new ReentrantLock();
 
-    private final AtomicBoolean ghostSweepScheduled = new AtomicBoolean();
-
     private volatile EtcdSession session;
-
-    private volatile long sweepGhostsUntilNanos;
 
     /** The granted TTL last reported as differing from the requested one, so it is reported once. */
     private volatile Duration reportedGrantedTtl;
@@ -81,17 +57,14 @@ final class SessionKeeper {
     /**
      * @param sessionScheduler runs only session timing (keep-alives, expiry checks), never anything
      * that can block
-     * @param maintenance runs clean-up such as ghost sweeps
      */
-    SessionKeeper(Client client, EtcdKeyspace keyspace, long leaseTtlSeconds, long requestTimeoutNanos,
-            ScheduledExecutorService sessionScheduler, ScheduledExecutorService maintenance, RaftTerms terms,
-            LockStatistics statistics, BackendFailures failures) {
+    SessionKeeper(Client client, long leaseTtlSeconds, long requestTimeoutNanos,
+            ScheduledExecutorService sessionScheduler, RaftTerms terms, LockStatistics statistics,
+            BackendFailures failures) {
         this.client = client;
-        this.keyspace = keyspace;
         this.leaseTtlSeconds = leaseTtlSeconds;
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.sessionScheduler = sessionScheduler;
-        this.maintenance = maintenance;
         this.keepAlives = LeaseKeepAlives.of(client);
         this.terms = terms;
         this.statistics = statistics;
@@ -161,7 +134,7 @@ final class SessionKeeper {
     }
 
     /** The TTL etcd granted the current session, or {@code null} before the first session. */
-    Duration grantedTtl() {
+    @Nullable Duration grantedTtl() {
         EtcdSession current = this.session;
         return (current != null) ? current.grantedTtl() : null;
     }
@@ -172,7 +145,7 @@ final class SessionKeeper {
     }
 
     /** The current session, alive or not, or {@code null} before the first grant. */
-    EtcdSession currentOrNull() {
+    @Nullable EtcdSession currentOrNull() {
         return this.session;
     }
 
@@ -200,6 +173,10 @@ final class SessionKeeper {
 
     Iterable<QueueEntry> entries() {
         return this.entries;
+    }
+
+    boolean isClosed() {
+        return this.closed;
     }
 
     /**
@@ -234,96 +211,5 @@ final class SessionKeeper {
                 entry.sessionEnded(reason);
             }
         }
-    }
-
-    /**
-     * Deletes entries under the session lease that no acquisition owns: writes whose answer was
-     * lost and that etcd applied after the acquisition had given up and deleted its key (for
-     * example a deposed leader's proposal committed by its successor). Such a ghost would block
-     * the queue for as long as the session lives. Runs every second for a minute after each
-     * uncertain write; one lease read per run.
-     */
-    void sweepForGhosts() {
-        this.sweepGhostsUntilNanos = System.nanoTime() + GHOST_SWEEP_WINDOW_NANOS;
-        if (this.ghostSweepScheduled.compareAndSet(false, true)) {
-            scheduleGhostSweep();
-        }
-    }
-
-    private void scheduleGhostSweep() {
-        try {
-            this.maintenance.schedule(this::sweepGhostsOnce, GHOST_SWEEP_PERIOD_MILLIS, TimeUnit.MILLISECONDS);
-        }
-        catch (RejectedExecutionException ex) {
-            // Closed: revoking the lease removed every entry.
-        }
-    }
-
-    private void sweepGhostsOnce() {
-        EtcdSession current = this.session;
-        CompletableFuture<?> sweep = (current != null && current.isAlive() && !this.closed)
-                ? this.client.getLeaseClient()
-                    .timeToLive(current.leaseId(), LeaseOption.builder().withAttachedKeys().build())
-                    .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
-                    .thenAccept(lease -> deleteUnowned(lease.getKeys()))
-                : CompletableFuture.completedFuture(null);
-        sweep.whenComplete((done, failure) -> {
-            if (sweepWanted()) {
-                scheduleGhostSweep();
-                return;
-            }
-            this.ghostSweepScheduled.set(false);
-            // An uncertain write may have come between the check and the reset.
-            if (sweepWanted() && this.ghostSweepScheduled.compareAndSet(false, true)) {
-                scheduleGhostSweep();
-            }
-        });
-    }
-
-    private boolean sweepWanted() {
-        return !this.closed && System.nanoTime() - this.sweepGhostsUntilNanos < 0;
-    }
-
-    private void deleteUnowned(List<ByteSequence> leaseKeys) {
-        Set<ByteSequence> registered = new HashSet<>();
-        for (QueueEntry entry : this.entries) {
-            registered.add(entry.key());
-        }
-        for (ByteSequence key : leaseKeys) {
-            if (this.keyspace.rootOf(key) != null && !registered.contains(key)) {
-                this.client.getKVClient().get(key).thenAccept(found -> {
-                    for (KeyValue kv : found.getKvs()) {
-                        deleteIfStillUnowned(kv);
-                    }
-                });
-            }
-        }
-    }
-
-    /**
-     * Entries register before they write, so an entry that owns this key and revision is
-     * registered by the time the read saw it; the delete compares the revision, so it can never
-     * remove a newer entry that reuses the key.
-     */
-    private void deleteIfStillUnowned(KeyValue kv) {
-        if (isOwned(kv.getKey(), kv.getCreateRevision())) {
-            return;
-        }
-        logger.warn("Deleting orphaned lock entry {}: its write was applied after its acquisition gave up",
-                EtcdKeyspace.text(kv.getKey()));
-        this.client.getKVClient().txn()
-            .If(new Cmp(kv.getKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(kv.getCreateRevision())))
-            .Then(Op.delete(kv.getKey(), DeleteOption.DEFAULT))
-            .commit();
-    }
-
-    /** Whether a registered entry wrote (or is writing) {@code key} at {@code createRevision}. */
-    private boolean isOwned(ByteSequence key, long createRevision) {
-        for (QueueEntry entry : this.entries) {
-            if (entry.key().equals(key) && (entry.fence() == createRevision || entry.fence() < 0)) {
-                return true;
-            }
-        }
-        return false;
     }
 }
