@@ -99,19 +99,23 @@ public abstract class AbstractLockStoreContractTests {
     private Waiter waitInThread(LockStore store, Wait wait) throws Exception {
         StoreEntry entry = store.newEntry(this.key, attempt());
         CompletableFuture<Thread> thread = new CompletableFuture<>();
+        AtomicBoolean interruptedAfter = new AtomicBoolean();
         CompletableFuture<Boolean> outcome = CompletableFuture.supplyAsync(() -> {
             thread.complete(Thread.currentThread());
             try {
-                return entry.acquire(wait, attempt());
+                boolean acquired = entry.acquire(wait, attempt());
+                interruptedAfter.set(Thread.interrupted());
+                return acquired;
             }
             catch (Exception ex) {
                 throw new CompletionException(ex);
             }
         }, this.threads);
-        return new Waiter(entry, outcome, thread.get(LONG.toSeconds(), TimeUnit.SECONDS));
+        return new Waiter(entry, outcome, thread.get(LONG.toSeconds(), TimeUnit.SECONDS), interruptedAfter);
     }
 
-    private record Waiter(StoreEntry entry, CompletableFuture<Boolean> outcome, Thread thread) {
+    private record Waiter(StoreEntry entry, CompletableFuture<Boolean> outcome, Thread thread,
+            AtomicBoolean interruptedAfter) {
 
         boolean acquired() throws Exception {
             return this.outcome.get(LONG.toSeconds(), TimeUnit.SECONDS);
@@ -200,29 +204,17 @@ public abstract class AbstractLockStoreContractTests {
     @Test
     void anUninterruptibleWaiterKeepsWaitingAndKeepsTheInterrupt() throws Exception {
         StoreEntry holder = hold(store(), this.key);
-        AtomicBoolean interruptKept = new AtomicBoolean();
-        StoreEntry entry = peerStore().newEntry(this.key, attempt());
-        CompletableFuture<Thread> thread = new CompletableFuture<>();
-        CompletableFuture<Boolean> outcome = CompletableFuture.supplyAsync(() -> {
-            thread.complete(Thread.currentThread());
-            try {
-                boolean acquired = entry.acquire(Wait.untimed(false), attempt());
-                interruptKept.set(Thread.interrupted());
-                return acquired;
-            }
-            catch (Exception ex) {
-                throw new CompletionException(ex);
-            }
-        }, this.threads);
-        await().atMost(LONG).until(entry::isWaiting);
-        thread.get(LONG.toSeconds(), TimeUnit.SECONDS).interrupt();
+        Waiter waiter = waitInThread(peerStore(), Wait.untimed(false));
+        await().atMost(LONG).until(waiter.entry()::isWaiting);
+        waiter.thread().interrupt();
         // Still queued after the interrupt: it ends only with the holder's release.
-        await().during(Duration.ofMillis(300)).atMost(LONG).until(() -> !outcome.isDone() && entry.isWaiting());
+        await().during(Duration.ofMillis(300)).atMost(LONG)
+            .until(() -> !waiter.outcome().isDone() && waiter.entry().isWaiting());
         assertThat(holder.release()).isTrue();
-        assertThat(outcome.get(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
-        assertThat(interruptKept).isTrue();
-        assertThat(entry.fence()).isGreaterThan(holder.fence());
-        assertThat(entry.release()).isTrue();
+        assertThat(waiter.acquired()).isTrue();
+        assertThat(waiter.interruptedAfter()).as("interrupt kept").isTrue();
+        assertThat(waiter.entry().fence()).isGreaterThan(holder.fence());
+        assertThat(waiter.entry().release()).isTrue();
     }
 
     @Test
