@@ -2,9 +2,9 @@ package io.github.distlock.autoconfigure;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.aop.LockMetrics;
-import io.github.distlock.aop.MicrometerLockMetrics;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.metrics.EtcdLockRegistryMetrics;
+import io.github.distlock.metrics.MicrometerLockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
