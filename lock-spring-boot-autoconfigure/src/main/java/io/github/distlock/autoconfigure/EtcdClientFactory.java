@@ -48,11 +48,8 @@ final class EtcdClientFactory {
 
     private static void applyCredentials(ClientBuilder builder, @Nullable String username, @Nullable String password) {
         boolean hasUser = StringUtils.hasLength(username);
-        boolean hasPassword = StringUtils.hasLength(password);
-        if (hasUser != hasPassword) {
-            throw new IllegalStateException("distributed-lock.etcd.username and distributed-lock.etcd.password must be "
-                    + "set together, but only the " + (hasUser ? "username" : "password") + " is set");
-        }
+        PropertyChecks.together("distributed-lock.etcd.username", hasUser, "distributed-lock.etcd.password",
+                StringUtils.hasLength(password));
         if (hasUser) {
             builder.user(ByteSequence.from(username, StandardCharsets.UTF_8))
                 .password(ByteSequence.from(password, StandardCharsets.UTF_8));
@@ -68,10 +65,8 @@ final class EtcdClientFactory {
             }
             return null;
         }
-        if ((tls.getCertFile() == null) != (tls.getKeyFile() == null)) {
-            throw new IllegalStateException(TLS + "cert-file and " + TLS + "key-file must be set together, but only "
-                    + ((tls.getCertFile() != null) ? "cert-file" : "key-file") + " is set");
-        }
+        PropertyChecks.together(TLS + "cert-file", tls.getCertFile() != null, TLS + "key-file",
+                tls.getKeyFile() != null);
         SslContextBuilder builder = GrpcSslContexts.forClient();
         if (tls.getCaFile() != null) {
             try (InputStream ca = open("ca-file", tls.getCaFile())) {
