@@ -104,7 +104,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
      * @return how the wait ended: {@link WaitOutcome#ERROR} is returned only for a store failure
      * that the operation skips, and thrown otherwise
      */
-    private WaitOutcome acquire(FencedLock lock, LockOperation operation, Object target, long start) {
+    private WaitOutcome acquire(FencedLock lock, LockOperation operation, @Nullable Object target, long start) {
         WaitOutcome outcome = WaitOutcome.ERROR;
         try {
             boolean acquired = lock.tryLock(operation.waitTimeout().toNanos(), TimeUnit.NANOSECONDS);
@@ -131,7 +131,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     private @Nullable Object proceedHolding(FencedLock lock, LockOperation operation, MethodInvocation invocation,
-            Object target) throws Throwable {
+            @Nullable Object target) throws Throwable {
         long heldSince = System.nanoTime();
         Object result = null;
         Throwable failure = null;

@@ -162,7 +162,7 @@ final class LockOperationParser {
         if (name.equals("root") || name.equals("this")) {
             return;
         }
-        String[] names = this.parameterNames.getParameterNames(method);
+        @Nullable String @Nullable [] names = this.parameterNames.getParameterNames(method);
         if (names != null && Arrays.asList(names).contains(name)) {
             return;
         }

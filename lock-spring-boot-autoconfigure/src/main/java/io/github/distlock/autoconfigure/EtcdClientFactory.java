@@ -65,8 +65,9 @@ final class EtcdClientFactory {
             }
             return null;
         }
-        PropertyChecks.together(TLS + "cert-file", tls.getCertFile() != null, TLS + "key-file",
-                tls.getKeyFile() != null);
+        Path certFile = tls.getCertFile();
+        Path keyFile = tls.getKeyFile();
+        PropertyChecks.together(TLS + "cert-file", certFile != null, TLS + "key-file", keyFile != null);
         SslContextBuilder builder = GrpcSslContexts.forClient();
         if (tls.getCaFile() != null) {
             try (InputStream ca = open("ca-file", tls.getCaFile())) {
@@ -76,13 +77,12 @@ final class EtcdClientFactory {
                 throw invalidFile("ca-file", tls.getCaFile(), ex);
             }
         }
-        if (tls.getCertFile() != null) {
-            try (InputStream cert = open("cert-file", tls.getCertFile());
-                    InputStream key = open("key-file", tls.getKeyFile())) {
+        if (certFile != null && keyFile != null) {
+            try (InputStream cert = open("cert-file", certFile); InputStream key = open("key-file", keyFile)) {
                 builder.keyManager(cert, key, tls.getKeyPassword());
             }
             catch (IOException | IllegalArgumentException ex) {
-                throw invalidFile("cert-file/key-file", tls.getCertFile() + ", " + tls.getKeyFile(), ex);
+                throw invalidFile("cert-file/key-file", certFile + ", " + keyFile, ex);
             }
         }
         try {

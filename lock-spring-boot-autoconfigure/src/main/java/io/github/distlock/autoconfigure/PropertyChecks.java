@@ -55,7 +55,7 @@ final class PropertyChecks {
         }
     }
 
-    static String mask(@Nullable String secret) {
+    static @Nullable String mask(@Nullable String secret) {
         return (secret != null) ? "******" : null;
     }
 

@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link LockMetrics} as Micrometer meters:
@@ -116,7 +117,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
     }
 
     /** The key's tag value, or {@code null} without a key tag. */
-    private String keyTag(String key) {
+    private @Nullable String keyTag(String key) {
         if (this.maxKeyTags == 0) {
             return null;
         }
@@ -135,7 +136,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
         return OTHER_KEYS;
     }
 
-    private Timer timer(String name, Enum<?> outcome, boolean fair, String keyTag) {
+    private Timer timer(String name, Enum<?> outcome, boolean fair, @Nullable String keyTag) {
         return this.timers.computeIfAbsent(new MeterId(name, outcome, fair, keyTag), id -> Timer.builder(name)
             .description(name.equals(WAIT) ? "Time spent waiting for a distributed lock"
                     : "Time a distributed lock was held")
@@ -145,17 +146,17 @@ public final class MicrometerLockMetrics implements LockMetrics {
             .register(this.registry));
     }
 
-    private Counter lostCounter(String keyTag) {
+    private Counter lostCounter(@Nullable String keyTag) {
         return this.lostCounters.computeIfAbsent((keyTag != null) ? keyTag : "", k -> Counter.builder(LOST)
             .description("Distributed locks lost while the locked method ran")
             .tags(tags(keyTag))
             .register(this.registry));
     }
 
-    private static Tags tags(String keyTag) {
+    private static Tags tags(@Nullable String keyTag) {
         return (keyTag != null) ? Tags.of("key", keyTag) : Tags.empty();
     }
 
-    private record MeterId(String name, Enum<?> outcome, boolean fair, String keyTag) {
+    private record MeterId(String name, Enum<?> outcome, boolean fair, @Nullable String keyTag) {
     }
 }
