@@ -1,7 +1,9 @@
 package io.github.distlock.autoconfigure;
 
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 import io.github.distlock.LockRegistry;
 import io.github.distlock.actuate.DistributedLocksEndpoint;
@@ -12,6 +14,8 @@ import io.github.distlock.health.EtcdLockRegistryHealthIndicator;
 import io.github.distlock.metrics.EtcdLockRegistryMetrics;
 import io.github.distlock.metrics.MicrometerLockMetrics;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.Configurations;
@@ -21,6 +25,7 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterR
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
@@ -34,10 +39,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DistributedLockAutoConfigurationsTests {
 
-    private static final List<Class<?>> CONCERNS = List.of(DistributedLockHealthAutoConfiguration.class,
-            DistributedLockMetricsAutoConfiguration.class, DistributedLocksEndpointAutoConfiguration.class);
-
-    private static final String HEALTH_INDICATOR = "distributedLockHealthIndicator";
 
     // Everything on, as an application with Actuator, Micrometer and the endpoint exposed has it.
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
@@ -64,12 +65,11 @@ class DistributedLockAutoConfigurationsTests {
 
     @Test
     void eachConcernRunsAfterTheLockAutoConfiguration() {
-        for (Class<?> concern : CONCERNS) {
-            AutoConfiguration autoConfiguration = AnnotatedElementUtils.findMergedAnnotation(concern,
-                    AutoConfiguration.class);
-            assertThat(autoConfiguration).as(concern.getSimpleName()).isNotNull();
-            assertThat(autoConfiguration.after()).as(concern.getSimpleName())
-                .contains(DistributedLockAutoConfiguration.class);
+        for (Concern concern : Concern.values()) {
+            AutoConfiguration autoConfiguration = AnnotatedElementUtils
+                .findMergedAnnotation(concern.autoConfiguration, AutoConfiguration.class);
+            assertThat(autoConfiguration).as(concern.name()).isNotNull();
+            assertThat(autoConfiguration.after()).as(concern.name()).contains(DistributedLockAutoConfiguration.class);
         }
         List<Class<?>> sorted = sorted(DistributedLocksEndpointAutoConfiguration.class,
                 DistributedLockMetricsAutoConfiguration.class, DistributedLockHealthAutoConfiguration.class,
@@ -89,61 +89,33 @@ class DistributedLockAutoConfigurationsTests {
 
     @Test
     void withEverythingOnTheClassPathEveryConcernIsConfigured() {
-        this.contextRunner.run((context) -> assertThat(context).hasNotFailed()
-            .hasSingleBean(EtcdLockRegistry.class)
-            .hasSingleBean(DistributedLockAdvisor.class)
-            .hasSingleBean(MicrometerLockMetrics.class)
-            .hasSingleBean(EtcdLockRegistryMetrics.class)
-            .hasSingleBean(EtcdLockRegistryHealthIndicator.class)
-            .hasSingleBean(DistributedLocksEndpoint.class));
+        this.contextRunner.run((context) -> {
+            assertThat(context).hasNotFailed().hasSingleBean(EtcdLockRegistry.class).hasSingleBean(MicrometerLockMetrics.class);
+            assertConcerns(context, EnumSet.noneOf(Concern.class));
+            assertThat(context.getBean("distributedLockHealthIndicator"))
+                .isInstanceOf(EtcdLockRegistryHealthIndicator.class);
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(Concern.class)
+    void withoutItsLibraryAConcernIsAbsentAndTheOthersRemain(Concern missing) {
+        this.contextRunner.withClassLoader(new FilteredClassLoader(missing.library)).run((context) -> {
+            assertThat(context).hasNotFailed().hasSingleBean(EtcdLockRegistry.class);
+            assertConcerns(context, EnumSet.of(missing));
+        });
     }
 
     @Test
-    void withoutMicrometerTheOtherConcernsRemain() {
-        this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer"))
-            .run((context) -> assertThat(context).hasNotFailed()
-                .hasSingleBean(EtcdLockRegistry.class)
-                .doesNotHaveBean(LockMetrics.class)
-                .doesNotHaveBean(EtcdLockRegistryMetrics.class)
-                .hasSingleBean(EtcdLockRegistryHealthIndicator.class)
-                .hasSingleBean(DistributedLocksEndpoint.class));
-    }
-
-    @Test
-    void withoutHealthSupportTheOtherConcernsRemain() {
-        this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
-            .run((context) -> assertThat(context).hasNotFailed()
-                .hasSingleBean(EtcdLockRegistry.class)
-                .hasSingleBean(MicrometerLockMetrics.class)
-                .hasSingleBean(EtcdLockRegistryMetrics.class)
-                .doesNotHaveBean(HEALTH_INDICATOR)
-                .hasSingleBean(DistributedLocksEndpoint.class));
-    }
-
-    @Test
-    void withoutActuatorTheOtherConcernsRemain() {
-        this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
-            .run((context) -> assertThat(context).hasNotFailed()
-                .hasSingleBean(EtcdLockRegistry.class)
-                .hasSingleBean(MicrometerLockMetrics.class)
-                .hasSingleBean(EtcdLockRegistryMetrics.class)
-                .hasSingleBean(EtcdLockRegistryHealthIndicator.class)
-                .doesNotHaveBean(DistributedLocksEndpoint.class));
-    }
-
-    @Test
-    void withNoneOfThemLocksStillWork() {
+    void withNoneOfTheirLibrariesLocksStillWork() {
         this.contextRunner
-            .withClassLoader(new FilteredClassLoader("io.micrometer", "org.springframework.boot.health",
-                    "org.springframework.boot.actuate"))
+            .withClassLoader(new FilteredClassLoader(
+                    Arrays.stream(Concern.values()).map((concern) -> concern.library).toArray(String[]::new)))
             .withPropertyValues("distributed-lock.store=in-memory")
             .withUserConfiguration(DistributedLockAutoConfigurationTests.LockedService.class)
             .run((context) -> {
-                assertThat(context).hasNotFailed()
-                    .hasSingleBean(LockRegistry.class)
-                    .doesNotHaveBean(LockMetrics.class)
-                    .doesNotHaveBean(HEALTH_INDICATOR)
-                    .doesNotHaveBean(DistributedLocksEndpoint.class);
+                assertThat(context).hasNotFailed().hasSingleBean(LockRegistry.class).doesNotHaveBean(LockMetrics.class);
+                assertConcerns(context, EnumSet.allOf(Concern.class));
                 assertThat(context.getBean(DistributedLockAutoConfigurationTests.Locked.class).key())
                     .isEqualTo("locked");
             });
@@ -151,31 +123,71 @@ class DistributedLockAutoConfigurationsTests {
 
     @Test
     void switchingOffSwitchesOffEveryConcern() {
-        this.contextRunner.withPropertyValues("distributed-lock.enabled=false")
-            .run((context) -> assertThat(context).hasNotFailed()
+        this.contextRunner.withPropertyValues("distributed-lock.enabled=false").run((context) -> {
+            assertThat(context).hasNotFailed()
                 .doesNotHaveBean(DistributedLockProperties.class)
                 .doesNotHaveBean(LockRegistry.class)
                 .doesNotHaveBean(DistributedLockAdvisor.class)
-                .doesNotHaveBean(LockMetrics.class)
-                .doesNotHaveBean(EtcdLockRegistryMetrics.class)
-                .doesNotHaveBean(HEALTH_INDICATOR)
-                .doesNotHaveBean(DistributedLocksEndpoint.class));
+                .doesNotHaveBean(LockMetrics.class);
+            assertConcerns(context, EnumSet.allOf(Concern.class));
+        });
     }
 
     @Test
     void concernsNeedNotTheLockAutoConfiguration() {
         // As when an application excludes DistributedLockAutoConfiguration but not the others.
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(CONCERNS.toArray(Class<?>[]::new)))
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations
+                .of(Arrays.stream(Concern.values()).map((concern) -> concern.autoConfiguration).toArray(Class<?>[]::new)))
             .withConfiguration(AutoConfigurations.of(CompositeMeterRegistryAutoConfiguration.class,
                     SimpleMetricsExportAutoConfiguration.class, MetricsAutoConfiguration.class))
             .run((context) -> assertThat(context).hasNotFailed()
                 .doesNotHaveBean(LockRegistry.class)
                 .doesNotHaveBean(EtcdLockRegistryMetrics.class)
-                .doesNotHaveBean(HEALTH_INDICATOR)
+                .doesNotHaveBean("distributedLockHealthIndicator")
                 .doesNotHaveBean(DistributedLocksEndpoint.class));
+    }
+
+    /** Asserts by bean name, so that the names stay what applications may have overridden. */
+    private static void assertConcerns(AssertableApplicationContext context, Set<Concern> absent) {
+        for (Concern concern : Concern.values()) {
+            for (String bean : concern.beans) {
+                if (absent.contains(concern)) {
+                    assertThat(context).as(concern.name()).doesNotHaveBean(bean);
+                }
+                else {
+                    assertThat(context).as(concern.name()).hasBean(bean);
+                }
+            }
+        }
     }
 
     private static List<Class<?>> sorted(Class<?>... autoConfigurations) {
         return Arrays.asList(Configurations.getClasses(AutoConfigurations.of(autoConfigurations)));
+    }
+
+    /** A concern with an auto-configuration of its own, the library it needs, and the beans it defines. */
+    enum Concern {
+
+        METRICS(DistributedLockMetricsAutoConfiguration.class, "io.micrometer", "distributedLockMetrics",
+                "etcdLockRegistryMetrics"),
+
+        HEALTH(DistributedLockHealthAutoConfiguration.class, "org.springframework.boot.health",
+                "distributedLockHealthIndicator"),
+
+        ENDPOINT(DistributedLocksEndpointAutoConfiguration.class, "org.springframework.boot.actuate",
+                "distributedLocksEndpoint");
+
+        final Class<?> autoConfiguration;
+
+        final String library;
+
+        final String[] beans;
+
+        Concern(Class<?> autoConfiguration, String library, String... beans) {
+            this.autoConfiguration = autoConfiguration;
+            this.library = library;
+            this.beans = beans;
+        }
     }
 }
