@@ -3,6 +3,7 @@ package io.github.distlock.actuate;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -112,7 +113,8 @@ public class DistributedLocksEndpoint {
         try {
             Connection connection = this.connectivity.await(this.waitBound);
             if (connection.state() != State.CONNECTED) {
-                throw new LockStoreUnavailableException(connection.reason());
+                // Every state but CONNECTED comes with a reason.
+                throw new LockStoreUnavailableException(Objects.requireNonNull(connection.reason()));
             }
             CompletableFuture<?> inFlight = this.reads.compute(what,
                     (key, running) -> (running != null && !running.isDone()) ? running

@@ -104,7 +104,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
      * @return how the wait ended: {@link WaitOutcome#ERROR} is returned only for a store failure
      * that the operation skips, and thrown otherwise
      */
-    private WaitOutcome acquire(FencedLock lock, LockOperation operation, Object target, long start) {
+    private WaitOutcome acquire(FencedLock lock, LockOperation operation, @Nullable Object target, long start) {
         WaitOutcome outcome = WaitOutcome.ERROR;
         try {
             boolean acquired = lock.tryLock(operation.waitTimeout().toNanos(), TimeUnit.NANOSECONDS);
@@ -131,7 +131,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     private @Nullable Object proceedHolding(FencedLock lock, LockOperation operation, MethodInvocation invocation,
-            Object target) throws Throwable {
+            @Nullable Object target) throws Throwable {
         long heldSince = System.nanoTime();
         Object result = null;
         Throwable failure = null;
@@ -174,13 +174,24 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
     private LockRegistry registry() {
         LockRegistry registry = this.registry;
+        return (registry != null) ? registry : lookUpRegistry(null);
+    }
+
+    /**
+     * Looks the registry up and keeps it.
+     * @param method the annotated method to name if there is none, or {@code null}
+     * @throws IllegalStateException if there is no registry
+     */
+    private LockRegistry lookUpRegistry(@Nullable String method) {
+        LockRegistry registry = this.registryProvider.getIfAvailable();
         if (registry == null) {
-            registry = this.registryProvider.getIfAvailable();
-            if (registry == null) {
-                throw new IllegalStateException(missingRegistryMessage(null));
-            }
-            this.registry = registry;
+            throw new IllegalStateException("@DistributedLock is used"
+                    + ((method != null) ? " (on " + method + ")" : "") + " but there is no LockRegistry bean: with "
+                    + "distributed-lock.store=etcd put io.etcd:jetcd-core on the class path (lock-spring-boot-starter "
+                    + "brings it), set distributed-lock.store=in-memory for a single instance, or define a "
+                    + "LockRegistry bean");
         }
+        this.registry = registry;
         return registry;
     }
 
@@ -207,17 +218,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
     public void verifyRegistry() {
         String method = this.operations.firstAnnotatedMethod();
         if (method != null && this.registry == null) {
-            this.registry = this.registryProvider.getIfAvailable();
-            if (this.registry == null) {
-                throw new IllegalStateException(missingRegistryMessage(method));
-            }
+            lookUpRegistry(method);
         }
-    }
-
-    private static String missingRegistryMessage(@Nullable String method) {
-        return "@DistributedLock is used" + ((method != null) ? " (on " + method + ")" : "")
-                + " but there is no LockRegistry bean: with distributed-lock.store=etcd put io.etcd:jetcd-core on the "
-                + "class path (lock-spring-boot-starter brings it), set distributed-lock.store=in-memory for a single "
-                + "instance, or define a LockRegistry bean";
     }
 }

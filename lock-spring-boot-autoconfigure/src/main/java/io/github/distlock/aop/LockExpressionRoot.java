@@ -2,6 +2,8 @@ package io.github.distlock.aop;
 
 import java.lang.reflect.Method;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@code #root} object of a {@code @DistributedLock} key expression.
  */
@@ -9,13 +11,13 @@ final class LockExpressionRoot {
 
     private final Method method;
 
-    private final Object target;
+    private final @Nullable Object target;
 
     private final Class<?> targetClass;
 
-    private final Object[] args;
+    private final @Nullable Object[] args;
 
-    LockExpressionRoot(Method method, Object target, Class<?> targetClass, Object[] args) {
+    LockExpressionRoot(Method method, @Nullable Object target, Class<?> targetClass, @Nullable Object[] args) {
         this.method = method;
         this.target = target;
         this.targetClass = targetClass;
@@ -32,8 +34,8 @@ final class LockExpressionRoot {
         return this.method.getName();
     }
 
-    /** @return the bean the method is called on ({@code #root.target}) */
-    public Object getTarget() {
+    /** @return the bean the method is called on ({@code #root.target}), or {@code null} if unknown */
+    public @Nullable Object getTarget() {
         return this.target;
     }
 
@@ -43,7 +45,7 @@ final class LockExpressionRoot {
     }
 
     /** @return the call's arguments ({@code #root.args}) */
-    public Object[] getArgs() {
+    public @Nullable Object[] getArgs() {
         return this.args;
     }
 }

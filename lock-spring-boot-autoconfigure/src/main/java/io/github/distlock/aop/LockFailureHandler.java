@@ -102,12 +102,12 @@ final class LockFailureHandler {
      * Handles a lock that was lost while the method ran: publishes a {@link LockLostEvent}, then
      * tells what the call must throw.
      * @param operation the method's operation
-     * @param target the bean called
+     * @param target the bean called, or {@code null} if unknown
      * @param lost how the lock reported the loss
      * @param failure what the method threw, or {@code null} if it returned
      * @return the exception the call must throw, or {@code null} to return the method's result
      */
-    @Nullable Throwable lockLost(LockOperation operation, Object target, LockLostException lost,
+    @Nullable Throwable lockLost(LockOperation operation, @Nullable Object target, LockLostException lost,
             @Nullable Throwable failure) {
         if (failure instanceof LockLostException reported && reported.getKey().equals(lost.getKey())
                 && reported.getFence() == lost.getFence()) {
@@ -129,10 +129,10 @@ final class LockFailureHandler {
     /**
      * Publishes a {@link LockLostEvent}; a listener's failure is added to {@code lost}.
      * @param operation the method's operation
-     * @param target the bean called
+     * @param target the bean called, or {@code null} if unknown (the method is the event's source then)
      * @param lost how the lock reported the loss
      */
-    void publish(LockOperation operation, Object target, LockLostException lost) {
+    void publish(LockOperation operation, @Nullable Object target, LockLostException lost) {
         try {
             this.events.publishEvent(new LockLostEvent((target != null) ? target : operation.method(),
                     operation.method(), lost));

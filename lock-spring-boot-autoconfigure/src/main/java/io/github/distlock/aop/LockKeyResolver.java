@@ -28,14 +28,14 @@ final class LockKeyResolver {
     /**
      * Returns the lock key of one call.
      * @param operation the method's operation
-     * @param target the bean called
+     * @param target the bean called, or {@code null} if unknown
      * @param targetClass the bean's class
      * @param args the call's arguments
      * @return the key, never empty
      * @throws IllegalArgumentException if the expression throws, or yields {@code null} or an empty
      * string
      */
-    String resolve(LockOperation operation, Object target, Class<?> targetClass, Object[] args) {
+    String resolve(LockOperation operation, @Nullable Object target, Class<?> targetClass, @Nullable Object[] args) {
         Expression expression = operation.keyExpression();
         if (expression == null) {
             return operation.methodKey();

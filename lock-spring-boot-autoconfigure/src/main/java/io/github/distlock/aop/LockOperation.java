@@ -24,6 +24,16 @@ record LockOperation(Method method, String description, @Nullable Expression key
         boolean fair, Duration waitTimeout, OnTimeout onTimeout, OnLockLost onLockLost) {
 
     /**
+     * Returns whether calls of a method can be skipped: their callers expect no value, or an
+     * {@code Optional} that {@link #skippedResult()} leaves empty.
+     * @param returnType the method's return type
+     * @return whether it is {@code void}, {@code Void} or {@code Optional}
+     */
+    static boolean canSkip(Class<?> returnType) {
+        return returnType == void.class || returnType == Void.class || returnType == Optional.class;
+    }
+
+    /**
      * Returns what a skipped call returns.
      * @return {@code Optional.empty()} for methods returning {@code Optional}, else {@code null}
      */

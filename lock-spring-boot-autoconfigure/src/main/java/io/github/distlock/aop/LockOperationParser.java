@@ -1,11 +1,13 @@
 package io.github.distlock.aop;
 
+import java.beans.PropertyDescriptor;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Optional;
+import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
@@ -16,6 +18,7 @@ import java.util.stream.Collectors;
 import io.github.distlock.annotation.DistributedLock;
 import io.github.distlock.annotation.OnTimeout;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.BeanUtils;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -48,7 +51,19 @@ final class LockOperationParser {
     /** Names that MethodBasedEvaluationContext gives arguments by position, besides their own. */
     private static final Pattern POSITION = Pattern.compile("[pa](0|[1-9][0-9]{0,8})");
 
-    private static final Set<String> ROOT_PROPERTIES = Set.of("method", "methodName", "target", "targetClass", "args");
+    /**
+     * The properties of {@code #root}, read from {@link LockExpressionRoot}'s getters as SpEL
+     * reads them, so that a new one needs no change here. Sorted, for messages.
+     */
+    private static final Set<String> ROOT_PROPERTIES = Arrays
+        .stream(BeanUtils.getPropertyDescriptors(LockExpressionRoot.class))
+        .filter((property) -> property.getReadMethod() != null
+                && property.getReadMethod().getDeclaringClass() == LockExpressionRoot.class)
+        .map(PropertyDescriptor::getName)
+        .collect(Collectors.toCollection(TreeSet::new));
+
+    /** {@link #ROOT_PROPERTIES} as a message lists them: "a, b and c". */
+    private static final String ROOT_PROPERTY_LIST = listed(List.copyOf(ROOT_PROPERTIES));
 
     private static final Set<String> ROOT_METHODS = Arrays.stream(LockExpressionRoot.class.getMethods())
         .map(Method::getName)
@@ -99,8 +114,7 @@ final class LockOperationParser {
                     + ", and asynchronous or reactive methods are not supported yet: the lock would be released "
                     + "before the work completes. Lock inside the asynchronous work instead");
         }
-        boolean skippable = returnType == void.class || returnType == Void.class || returnType == Optional.class;
-        if (annotation.onTimeout() == OnTimeout.SKIP && !skippable) {
+        if (annotation.onTimeout() == OnTimeout.SKIP && !LockOperation.canSkip(returnType)) {
             throw invalid(description, "onTimeout = SKIP needs a method returning void, Void or Optional, but it returns "
                     + returnType.getName() + ", and callers would receive null");
         }
@@ -148,7 +162,7 @@ final class LockOperationParser {
         if (name.equals("root") || name.equals("this")) {
             return;
         }
-        String[] names = this.parameterNames.getParameterNames(method);
+        @Nullable String @Nullable [] names = this.parameterNames.getParameterNames(method);
         if (names != null && Arrays.asList(names).contains(name)) {
             return;
         }
@@ -193,8 +207,8 @@ final class LockOperationParser {
             return;
         }
         if (!known) {
-            throw invalid(description, "key '" + key + "' references #root." + name
-                    + ", but #root has only method, methodName, target, targetClass and args");
+            throw invalid(description, "key '" + key + "' references #root." + name + ", but #root has only "
+                    + ROOT_PROPERTY_LIST);
         }
     }
 
@@ -223,6 +237,11 @@ final class LockOperationParser {
             throw invalid(description, "waitTimeout " + shown + " is negative; use 0 to try once without waiting");
         }
         return duration;
+    }
+
+    private static String listed(List<String> names) {
+        int last = names.size() - 1;
+        return (last > 0) ? String.join(", ", names.subList(0, last)) + " and " + names.get(last) : names.get(0);
     }
 
     private static String describe(Method method) {

@@ -132,10 +132,7 @@ public class DistributedLockProperties {
         }
 
         public void setMaxKeyTags(int maxKeyTags) {
-            if (maxKeyTags < 0) {
-                throw new IllegalArgumentException(
-                        "distributed-lock.metrics.max-key-tags must not be negative, but is '" + maxKeyTags + "'");
-            }
+            PropertyChecks.notNegative("distributed-lock.metrics.max-key-tags", maxKeyTags);
             this.maxKeyTags = maxKeyTags;
         }
 

@@ -48,11 +48,8 @@ final class EtcdClientFactory {
 
     private static void applyCredentials(ClientBuilder builder, @Nullable String username, @Nullable String password) {
         boolean hasUser = StringUtils.hasLength(username);
-        boolean hasPassword = StringUtils.hasLength(password);
-        if (hasUser != hasPassword) {
-            throw new IllegalStateException("distributed-lock.etcd.username and distributed-lock.etcd.password must be "
-                    + "set together, but only the " + (hasUser ? "username" : "password") + " is set");
-        }
+        PropertyChecks.together("distributed-lock.etcd.username", hasUser, "distributed-lock.etcd.password",
+                StringUtils.hasLength(password));
         if (hasUser) {
             builder.user(ByteSequence.from(username, StandardCharsets.UTF_8))
                 .password(ByteSequence.from(password, StandardCharsets.UTF_8));
@@ -68,10 +65,9 @@ final class EtcdClientFactory {
             }
             return null;
         }
-        if ((tls.getCertFile() == null) != (tls.getKeyFile() == null)) {
-            throw new IllegalStateException(TLS + "cert-file and " + TLS + "key-file must be set together, but only "
-                    + ((tls.getCertFile() != null) ? "cert-file" : "key-file") + " is set");
-        }
+        Path certFile = tls.getCertFile();
+        Path keyFile = tls.getKeyFile();
+        PropertyChecks.together(TLS + "cert-file", certFile != null, TLS + "key-file", keyFile != null);
         SslContextBuilder builder = GrpcSslContexts.forClient();
         if (tls.getCaFile() != null) {
             try (InputStream ca = open("ca-file", tls.getCaFile())) {
@@ -81,13 +77,12 @@ final class EtcdClientFactory {
                 throw invalidFile("ca-file", tls.getCaFile(), ex);
             }
         }
-        if (tls.getCertFile() != null) {
-            try (InputStream cert = open("cert-file", tls.getCertFile());
-                    InputStream key = open("key-file", tls.getKeyFile())) {
+        if (certFile != null && keyFile != null) {
+            try (InputStream cert = open("cert-file", certFile); InputStream key = open("key-file", keyFile)) {
                 builder.keyManager(cert, key, tls.getKeyPassword());
             }
             catch (IOException | IllegalArgumentException ex) {
-                throw invalidFile("cert-file/key-file", tls.getCertFile() + ", " + tls.getKeyFile(), ex);
+                throw invalidFile("cert-file/key-file", certFile + ", " + keyFile, ex);
             }
         }
         try {

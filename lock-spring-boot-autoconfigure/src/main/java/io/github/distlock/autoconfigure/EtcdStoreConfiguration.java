@@ -73,9 +73,8 @@ class EtcdStoreConfiguration {
         }
         catch (ExecutionException ex) {
             // "Could not connect to etcd at [...]: <what failed>": keep the part after the endpoints.
-            Throwable connectFailure = ex.getCause();
-            failure = (connectFailure != null && connectFailure.getCause() != null) ? connectFailure.getCause()
-                    : connectFailure;
+            Throwable connectFailure = (ex.getCause() != null) ? ex.getCause() : ex;
+            failure = (connectFailure.getCause() != null) ? connectFailure.getCause() : connectFailure;
         }
         catch (TimeoutException ex) {
             failure = new TimeoutException("no session within " + boundMillis + " ms");

@@ -2,12 +2,15 @@ package io.github.distlock.aop;
 
 import java.io.StringWriter;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
@@ -15,8 +18,10 @@ import javax.tools.ToolProvider;
 import io.github.distlock.annotation.DistributedLock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.mock.env.MockEnvironment;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -68,10 +73,27 @@ class LockKeyVariablesTests {
     void rejectsUnknownRootProperties() {
         assertThatIllegalStateException().isThrownBy(() -> this.source.hasOperations(RootTypo.class))
             .withMessageContaining(RootTypo.class.getName() + ".run()")
-            .withMessageContaining("references #root.methodname, but #root has only method, methodName, target, "
-                    + "targetClass and args");
+            .withMessageContaining("references #root.methodname, but #root has only args, method, methodName, "
+                    + "target and targetClass");
         assertThatIllegalStateException().isThrownBy(() -> this.source.hasOperations(RootMethodTypo.class))
             .withMessageContaining("references #root.getArguments(), but #root has only");
+    }
+
+    @Test
+    void acceptsEveryPropertyOfTheRoot() {
+        List<String> getters = Arrays.stream(LockExpressionRoot.class.getDeclaredMethods())
+            .filter((method) -> Modifier.isPublic(method.getModifiers()) && method.getName().startsWith("get"))
+            .map((method) -> StringUtils.uncapitalize(method.getName().substring(3)))
+            .toList();
+        assertThat(getters).contains("method", "methodName", "target", "targetClass", "args");
+        Method method = ReflectionUtils.findMethod(Valid.class, "everything", String.class, List.class);
+        for (String property : getters) {
+            DistributedLock annotation = MergedAnnotation
+                .of(DistributedLock.class, Map.of("key", "#root." + property + ".toString()"))
+                .synthesize();
+            assertThat(new LockOperationParser(new MockEnvironment(), Duration.ZERO).parse(method, annotation)
+                .keyExpression()).as(property).isNotNull();
+        }
     }
 
     @Test

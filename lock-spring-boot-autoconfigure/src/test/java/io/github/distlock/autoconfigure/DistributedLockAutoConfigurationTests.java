@@ -239,7 +239,7 @@ class DistributedLockAutoConfigurationTests {
         this.contextRunner.withPropertyValues("distributed-lock.etcd.password=hunter2")
             .run((context) -> assertThat(context).getFailure()
                 .hasStackTraceContaining("distributed-lock.etcd.username and distributed-lock.etcd.password must be "
-                        + "set together, but only the password is set")
+                        + "set together, but only distributed-lock.etcd.password is set")
                 .satisfies((failure) -> assertThat(stackTrace(failure)).doesNotContain("hunter2")));
     }
 

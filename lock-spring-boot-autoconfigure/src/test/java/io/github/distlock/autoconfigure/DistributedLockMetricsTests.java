@@ -12,8 +12,9 @@ import io.github.distlock.LockRegistry;
 import io.github.distlock.annotation.DistributedLock;
 import io.github.distlock.annotation.OnTimeout;
 import io.github.distlock.aop.LockMetrics;
-import io.github.distlock.aop.MicrometerLockMetrics;
 import io.github.distlock.aop.RecordingLockRegistry;
+import io.github.distlock.metrics.EtcdLockRegistryMetrics;
+import io.github.distlock.metrics.MicrometerLockMetrics;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -33,13 +34,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The Micrometer meters of {@code @DistributedLock} calls: when they are configured, and how
- * calls move them.
+ * The Micrometer meters of {@code @DistributedLock} calls and of the etcd registry: when
+ * {@link DistributedLockMetricsAutoConfiguration} configures them, and how calls move them.
  */
 class DistributedLockMetricsTests {
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class))
+        .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class,
+                DistributedLockMetricsAutoConfiguration.class))
         .withPropertyValues("distributed-lock.store=in-memory");
 
     @Test
@@ -189,6 +191,17 @@ class DistributedLockMetricsTests {
             assertThat(context.getBean(CountingMetrics.class).waits).isEqualTo(1);
             assertThat(context.getBean(MeterRegistry.class).getMeters()).isEmpty();
         });
+    }
+
+    @Test
+    void registryMetersNeedAMeterRegistryAndAnEtcdRegistry() {
+        ApplicationContextRunner etcd = this.contextRunner.withPropertyValues("distributed-lock.store=etcd");
+        etcd.run((context) -> assertThat(context).doesNotHaveBean(EtcdLockRegistryMetrics.class));
+        etcd.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+            .run((context) -> assertThat(context).hasSingleBean(EtcdLockRegistryMetrics.class));
+        etcd.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+            .withPropertyValues("distributed-lock.store=in-memory")
+            .run((context) -> assertThat(context).doesNotHaveBean(EtcdLockRegistryMetrics.class));
     }
 
     private static Timer wait(MeterRegistry meters, String outcome, boolean fair) {

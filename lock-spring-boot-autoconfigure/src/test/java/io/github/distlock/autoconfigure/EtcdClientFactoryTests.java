@@ -60,7 +60,7 @@ class EtcdClientFactoryTests {
         etcd.getTls().setCertFile(TLS.resolve("client.pem"));
         assertThatIllegalStateException().isThrownBy(() -> EtcdClientFactory.create(etcd))
             .withMessageContaining("distributed-lock.etcd.tls.cert-file and distributed-lock.etcd.tls.key-file must "
-                    + "be set together, but only cert-file is set");
+                    + "be set together, but only distributed-lock.etcd.tls.cert-file is set");
     }
 
     @Test
@@ -87,7 +87,7 @@ class EtcdClientFactoryTests {
         etcd.setUsername("app");
         assertThatIllegalStateException().isThrownBy(() -> EtcdClientFactory.create(etcd))
             .withMessage("distributed-lock.etcd.username and distributed-lock.etcd.password must be set together, "
-                    + "but only the username is set");
+                    + "but only distributed-lock.etcd.username is set");
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
 import io.github.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import io.github.distlock.autoconfigure.DistributedLockHealthAutoConfiguration;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.testsupport.EtcdCluster;
 import io.github.distlock.testsupport.EtcdClusterExtension;
@@ -32,7 +33,8 @@ class EtcdLockRegistryHealthIndicatorIntegrationTests {
     static final EtcdClusterExtension etcd = EtcdClusterExtension.single();
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class))
+        .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class,
+                DistributedLockHealthAutoConfiguration.class))
         .withPropertyValues("distributed-lock.etcd.lease-ttl=1", "distributed-lock.etcd.connect-timeout=1s",
                 "distributed-lock.etcd.request-timeout=1s");
 

@@ -3,6 +3,7 @@ package io.github.distlock.sample.orders;
 import java.math.BigDecimal;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An order, as stored in etcd (JSON).
@@ -14,7 +15,8 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
  * @param paidBy the instance that took the payment, once paid
  * @param fence the fence of the lock under which the payment was written, once paid
  */
-public record Order(String id, BigDecimal amount, Status status, String paymentId, String paidBy, Long fence) {
+public record Order(String id, BigDecimal amount, Status status, @Nullable String paymentId, @Nullable String paidBy,
+        @Nullable Long fence) {
 
     /** @return a new, unpaid order */
     public static Order create(String id, BigDecimal amount) {

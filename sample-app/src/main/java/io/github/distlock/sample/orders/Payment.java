@@ -1,5 +1,7 @@
 package io.github.distlock.sample.orders;
 
+import org.springframework.util.Assert;
+
 /**
  * The answer to a payment request.
  *
@@ -13,8 +15,13 @@ package io.github.distlock.sample.orders;
 public record Payment(String orderId, Outcome outcome, String paymentId, String paidBy, long fence,
         String answeredBy) {
 
+    /** @param order a paid order, which has a payment id, a payer and a fence */
     static Payment of(Order order, Outcome outcome, String answeredBy) {
-        return new Payment(order.id(), outcome, order.paymentId(), order.paidBy(), order.fence(), answeredBy);
+        String paymentId = order.paymentId();
+        String paidBy = order.paidBy();
+        Long fence = order.fence();
+        Assert.state(paymentId != null && paidBy != null && fence != null, () -> order.id() + " is not paid");
+        return new Payment(order.id(), outcome, paymentId, paidBy, fence, answeredBy);
     }
 
     /** What a payment request did. */

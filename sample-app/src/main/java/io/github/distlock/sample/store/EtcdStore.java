@@ -91,8 +91,9 @@ public class EtcdStore {
                     + " ms (" + what + ")", ex);
         }
         catch (ExecutionException ex) {
-            throw new StoreUnavailableException("etcd request failed (" + what + "): " + ex.getCause().getMessage(),
-                    ex.getCause());
+            Throwable failure = (ex.getCause() != null) ? ex.getCause() : ex;
+            throw new StoreUnavailableException("etcd request failed (" + what + "): " + failure.getMessage(),
+                    failure);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

@@ -8,6 +8,7 @@ import io.github.distlock.sample.orders.StaleFenceException;
 import io.github.distlock.sample.sale.InvalidQuantityException;
 import io.github.distlock.sample.sale.SoldOutException;
 import io.github.distlock.sample.store.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.TypeMismatchException;
@@ -109,13 +110,13 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         return unavailable("store-unavailable", ex.getMessage());
     }
 
-    private static ResponseEntity<ProblemDetail> unavailable(String code, String detail) {
+    private static ResponseEntity<ProblemDetail> unavailable(String code, @Nullable String detail) {
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
             .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
             .body(problem(HttpStatus.SERVICE_UNAVAILABLE, code, detail));
     }
 
-    private static ProblemDetail problem(HttpStatus status, String code, String detail) {
+    private static ProblemDetail problem(HttpStatus status, String code, @Nullable String detail) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
         problem.setProperty("code", code);
         return problem;

@@ -2,9 +2,6 @@ package io.github.distlock.autoconfigure;
 
 import io.github.distlock.actuate.DistributedLocksEndpoint;
 import io.github.distlock.actuate.DistributedLocksEndpointWebExtension;
-import io.github.distlock.metrics.EtcdLockRegistryMetrics;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -15,9 +12,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * When the {@code distributedlocks} endpoint and the registry's meters are configured.
+ * When {@link DistributedLocksEndpointAutoConfiguration} configures the {@code distributedlocks}
+ * endpoint.
  */
-class DistributedLocksEndpointConfigurationTests {
+class DistributedLocksEndpointAutoConfigurationTests {
 
     private static final String ACCESS = "management.endpoint.distributedlocks.access=read-only";
 
@@ -26,7 +24,8 @@ class DistributedLocksEndpointConfigurationTests {
     // Binds "read-only" to Access.READ_ONLY the way SpringApplication's environment does.
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
         .withInitializer((context) -> context.getEnvironment().setConversionService(new ApplicationConversionService()))
-        .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class));
+        .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class,
+                DistributedLocksEndpointAutoConfiguration.class));
 
     @Test
     void endpointIsOffByDefaultEvenWhenExposed() {
@@ -60,15 +59,5 @@ class DistributedLocksEndpointConfigurationTests {
             .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLocksEndpoint.class));
         this.contextRunner.withPropertyValues(ACCESS, EXPOSURE, "distributed-lock.store=in-memory")
             .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLocksEndpoint.class));
-    }
-
-    @Test
-    void registryMetersNeedAMeterRegistryAndAnEtcdRegistry() {
-        this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(EtcdLockRegistryMetrics.class));
-        this.contextRunner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-            .run((context) -> assertThat(context).hasSingleBean(EtcdLockRegistryMetrics.class));
-        this.contextRunner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-            .withPropertyValues("distributed-lock.store=in-memory")
-            .run((context) -> assertThat(context).doesNotHaveBean(EtcdLockRegistryMetrics.class));
     }
 }

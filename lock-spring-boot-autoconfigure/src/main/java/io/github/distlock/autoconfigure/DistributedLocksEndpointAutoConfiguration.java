@@ -6,6 +6,7 @@ import io.github.distlock.actuate.DistributedLocksEndpointWebExtension;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -13,16 +14,19 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The {@code distributedlocks} actuator endpoint, when Actuator is on the class path, the registry
- * is on etcd and the endpoint is both accessible and exposed (it is off by default); its web
- * extension when it is exposed over HTTP.
+ * Auto-configuration of the {@code distributedlocks} actuator endpoint, when Actuator is on the
+ * class path, the registry is on etcd and the endpoint is both accessible and exposed (it is off
+ * by default); its web extension when it is exposed over HTTP.
+ *
+ * <p>Runs after {@link DistributedLockAutoConfiguration}, which defines the registry.
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration(after = DistributedLockAutoConfiguration.class)
 @ConditionalOnClass(name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint",
         value = Client.class)
-class DistributedLocksEndpointConfiguration {
+@ConditionalOnDistributedLockEnabled
+public final class DistributedLocksEndpointAutoConfiguration {
 
-    // Nested so that the condition annotation is only read once Actuator is known to be present.
+    // Nested so that the endpoint condition is only read once Actuator is known to be present.
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBean(EtcdLockRegistry.class)
     @ConditionalOnAvailableEndpoint(DistributedLocksEndpoint.class)

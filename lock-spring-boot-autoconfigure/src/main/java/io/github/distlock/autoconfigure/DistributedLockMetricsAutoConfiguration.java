@@ -2,25 +2,35 @@ package io.github.distlock.autoconfigure;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.aop.LockMetrics;
-import io.github.distlock.aop.MicrometerLockMetrics;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.metrics.EtcdLockRegistryMetrics;
+import io.github.distlock.metrics.MicrometerLockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Micrometer meters of {@code @DistributedLock} calls and of the etcd lock registry, when
- * Micrometer is on the class path and the application has a {@link MeterRegistry}. Kept apart so that no other configuration loads a
- * Micrometer type.
+ * Auto-configuration of Micrometer meters of {@code @DistributedLock} calls and of the etcd lock
+ * registry, when Micrometer is on the class path and the application has a {@link MeterRegistry}.
+ * The only auto-configuration that loads a Micrometer type.
+ *
+ * <p>Runs after Spring Boot's meter registries are defined, so that the condition on a
+ * {@code MeterRegistry} sees them, and after {@link DistributedLockAutoConfiguration}, which
+ * defines the lock registry. The {@code @DistributedLock} advice looks up its {@link LockMetrics}
+ * on its first call, so it finds the one defined here although it was created earlier.
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration(after = DistributedLockAutoConfiguration.class,
+        afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
 @ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnDistributedLockEnabled
 @ConditionalOnBean(MeterRegistry.class)
-class DistributedLockMetricsConfiguration {
+@EnableConfigurationProperties(DistributedLockProperties.class)
+public final class DistributedLockMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean

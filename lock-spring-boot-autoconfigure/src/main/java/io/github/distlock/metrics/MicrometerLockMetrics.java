@@ -1,4 +1,4 @@
-package io.github.distlock.aop;
+package io.github.distlock.metrics;
 
 import java.util.Locale;
 import java.util.Map;
@@ -7,11 +7,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.distlock.aop.LockMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link LockMetrics} as Micrometer meters:
@@ -115,7 +117,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
     }
 
     /** The key's tag value, or {@code null} without a key tag. */
-    private String keyTag(String key) {
+    private @Nullable String keyTag(String key) {
         if (this.maxKeyTags == 0) {
             return null;
         }
@@ -134,7 +136,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
         return OTHER_KEYS;
     }
 
-    private Timer timer(String name, Enum<?> outcome, boolean fair, String keyTag) {
+    private Timer timer(String name, Enum<?> outcome, boolean fair, @Nullable String keyTag) {
         return this.timers.computeIfAbsent(new MeterId(name, outcome, fair, keyTag), id -> Timer.builder(name)
             .description(name.equals(WAIT) ? "Time spent waiting for a distributed lock"
                     : "Time a distributed lock was held")
@@ -144,17 +146,17 @@ public final class MicrometerLockMetrics implements LockMetrics {
             .register(this.registry));
     }
 
-    private Counter lostCounter(String keyTag) {
+    private Counter lostCounter(@Nullable String keyTag) {
         return this.lostCounters.computeIfAbsent((keyTag != null) ? keyTag : "", k -> Counter.builder(LOST)
             .description("Distributed locks lost while the locked method ran")
             .tags(tags(keyTag))
             .register(this.registry));
     }
 
-    private static Tags tags(String keyTag) {
+    private static Tags tags(@Nullable String keyTag) {
         return (keyTag != null) ? Tags.of("key", keyTag) : Tags.empty();
     }
 
-    private record MeterId(String name, Enum<?> outcome, boolean fair, String keyTag) {
+    private record MeterId(String name, Enum<?> outcome, boolean fair, @Nullable String keyTag) {
     }
 }

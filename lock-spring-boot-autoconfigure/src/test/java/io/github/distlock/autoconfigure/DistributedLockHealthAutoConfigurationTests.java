@@ -15,14 +15,16 @@ import org.springframework.context.annotation.Configuration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * When the etcd lock registry's health indicator is configured.
+ * When {@link DistributedLockHealthAutoConfiguration} configures the etcd lock registry's health
+ * indicator.
  */
-class DistributedLockHealthConfigurationTests {
+class DistributedLockHealthAutoConfigurationTests {
 
     private static final String NAME = "distributedLockHealthIndicator";
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class));
+        .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class,
+                DistributedLockHealthAutoConfiguration.class));
 
     @Test
     void indicatesTheHealthOfTheEtcdRegistry() {

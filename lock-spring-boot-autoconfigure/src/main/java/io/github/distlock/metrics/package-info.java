@@ -1,0 +1,8 @@
+/**
+ * Micrometer meters of {@code @DistributedLock} calls and of the etcd lock registry; the only
+ * package that uses Micrometer.
+ */
+@NullMarked
+package io.github.distlock.metrics;
+
+import org.jspecify.annotations.NullMarked;
