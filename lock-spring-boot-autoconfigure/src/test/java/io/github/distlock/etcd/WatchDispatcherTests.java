@@ -18,6 +18,7 @@ import io.etcd.jetcd.api.KeyValue;
 import io.etcd.jetcd.api.ResponseHeader;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchResponse;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -197,7 +198,7 @@ class WatchDispatcherTests {
         assertThat(this.scheduler.delays).contains(REOPEN_DELAY);
         assertThat(reopened.openedAt - endedAt).isGreaterThanOrEqualTo(REOPEN_DELAY);
         assertWatchesDeletionsInTheNamespace(reopened, 43);
-        await().atMost(PATIENCE).untilAsserted(() -> {
+        awaiting().untilAsserted(() -> {
             assertThat(ended.closed).isTrue();
             assertThat(a.resyncs).hasValue(1);
             assertThat(b.resyncs).hasValue(1);
@@ -224,7 +225,7 @@ class WatchDispatcherTests {
         old.listener.onCompleted();
         Stream current = awaitStream(1);
         current.created(11);
-        await().atMost(PATIENCE).untilAsserted(() -> assertThat(a.resyncs).hasValue(1));
+        awaiting().untilAsserted(() -> assertThat(a.resyncs).hasValue(1));
         int scheduled = this.scheduler.delays.size();
 
         old.listener.onCompleted();
@@ -243,7 +244,7 @@ class WatchDispatcherTests {
         Stream stream = openStream(PROBE);
         RecordingListener a = subscribe("a");
 
-        await().atMost(PATIENCE).until(() -> stream.progressRequests.size() >= 2);
+        awaiting().until(() -> stream.progressRequests.size() >= 2);
 
         assertThat(this.scheduler.delays.get(0)).isEqualTo(PROBE / 2);
         assertThat(stream.progressRequests.get(0) - start).isGreaterThanOrEqualTo(PROBE);
@@ -265,7 +266,7 @@ class WatchDispatcherTests {
         assertThat(silent.progressRequests).hasSize(1);
         assertThat(reopened.openedAt - start).isGreaterThanOrEqualTo(2 * PROBE);
         assertWatchesDeletionsInTheNamespace(reopened, 43);
-        await().atMost(PATIENCE).untilAsserted(() -> {
+        awaiting().untilAsserted(() -> {
             assertThat(silent.closed).isTrue();
             assertThat(a.resyncs).hasValue(1);
             assertThat(b.resyncs).hasValue(1);
@@ -286,19 +287,19 @@ class WatchDispatcherTests {
 
         assertThat(current.progressRequests).hasSize(1);
         assertWatchesDeletionsInTheNamespace(reopened, 12);
-        await().atMost(PATIENCE).until(() -> current.closed);
+        awaiting().until(() -> current.closed);
     }
 
     @Test
     void nobodyListeningMeansNoProgressRequests() throws Exception {
         Stream stream = openStream(PROBE);
 
-        await().atMost(PATIENCE).until(() -> this.scheduler.probesRun() >= 5);
+        awaiting().until(() -> this.scheduler.probesRun() >= 5);
         assertThat(stream.progressRequests).isEmpty();
         assertThat(this.watch.streams).hasSize(1);
 
         subscribe("a");
-        await().atMost(PATIENCE).until(() -> !stream.progressRequests.isEmpty());
+        awaiting().until(() -> !stream.progressRequests.isEmpty());
     }
 
     @Test
@@ -323,12 +324,12 @@ class WatchDispatcherTests {
     @Test
     void closeStopsTheProbe() {
         openStream(PROBE);
-        await().atMost(PATIENCE).until(() -> this.scheduler.probesRun() >= 1);
+        awaiting().until(() -> this.scheduler.probesRun() >= 1);
 
         this.dispatcher.close();
 
         // While the dispatcher is open one probe is always pending, so the counts differ.
-        await().atMost(PATIENCE).until(() -> this.scheduler.probesRun() == this.scheduler.probesScheduled());
+        awaiting().until(() -> this.scheduler.probesRun() == this.scheduler.probesScheduled());
     }
 
     @Test
@@ -370,8 +371,12 @@ class WatchDispatcherTests {
         assertThat(stream.option.getRevision()).as("start revision").isEqualTo(fromRevision);
     }
 
+    private static ConditionFactory awaiting() {
+        return await().atMost(PATIENCE).pollInterval(Duration.ofMillis(5));
+    }
+
     private Stream awaitStream(int index) {
-        await().atMost(PATIENCE).until(() -> this.watch.streams.size() > index);
+        awaiting().until(() -> this.watch.streams.size() > index);
         return this.watch.stream(index);
     }
 
