@@ -1,14 +1,22 @@
 package io.github.distlock.etcd;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 
 import io.etcd.jetcd.ByteSequence;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /** The mapping from lock keys to etcd keys, without etcd. */
 class EtcdKeyspaceTests {
@@ -66,6 +74,95 @@ class EtcdKeyspaceTests {
         assertThat(this.keyspace.rootOf(EtcdKeyspace.bytes("/other/#a/b"))).isNull();
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = { "/locks/#a", "/locks/#a//", "/locks/#a//x", "/locks/#a/x/", "/locks/#a/x/y/z",
+            "/locks//#a/x", "/locks/#/", "/locks/#//" })
+    void keysWithMissingOrExtraSlashesAreNotEntries(String etcdKey) {
+        assertThat(this.keyspace.rootOf(EtcdKeyspace.bytes(etcdKey))).isNull();
+    }
+
+    @Test
+    void anyEntryIdWithoutASlashBelongsToTheRootBeforeIt() {
+        for (String entryId : List.of("x", "#", "%2F", "0000000000000001_0000000000000002", "\u0000")) {
+            assertThat(this.keyspace.rootOf(EtcdKeyspace.bytes("/locks/##a%2Fb/" + entryId)))
+                .isEqualTo(this.keyspace.root("#a/b"));
+        }
+    }
+
+    @Test
+    void nestedAndSiblingNamespacesNeverSeeEachOthersEntries() {
+        List<EtcdKeyspace> namespaces = List.of(new EtcdKeyspace("/"), this.keyspace, new EtcdKeyspace("/locks/orders/"),
+                new EtcdKeyspace("/locks/orders/eu/"), new EtcdKeyspace("/locks/%23/"), new EtcdKeyspace("/locks2/"),
+                new EtcdKeyspace("/ключ/"));
+        for (EtcdKeyspace writer : namespaces) {
+            for (EtcdKeyspace reader : namespaces) {
+                if (writer == reader) {
+                    continue;
+                }
+                for (String key : KEYS) {
+                    ByteSequence entry = EtcdKeyspace.entry(writer.root(key), 1, 1);
+                    assertThat(entry.startsWith(reader.locksPrefix()))
+                        .as("%s in %s seen by %s", escapedForHumans(key), writer.namespace(), reader.namespace())
+                        .isFalse();
+                    assertThat(reader.rootOf(entry)).isNull();
+                }
+            }
+        }
+    }
+
+    @Test
+    void randomKeysMapToLosslessRootsAndBack() {
+        Random random = new Random(20240613);
+        for (int i = 0; i < 20_000; i++) {
+            String key = randomKey(random);
+            ByteSequence root = this.keyspace.root(key);
+            assertThat(EtcdKeyspace.escape(key)).doesNotContain("/");
+            assertThat(EtcdKeyspace.bytes(EtcdKeyspace.text(root))).as("UTF-8 of %s", escapedForHumans(key))
+                .isEqualTo(root);
+            assertThat(this.keyspace.lockKeyOf(root)).isEqualTo(key);
+            assertThat(this.keyspace.rootOf(EtcdKeyspace.entry(root, random.nextLong(), random.nextLong())))
+                .isEqualTo(root);
+        }
+    }
+
+    @Test
+    void everyKeyOfUpToFourPiecesHasItsOwnRootAndNoRootIsAPrefixOfAnother() {
+        List<String> pieces = List.of("a", "/", "%", "%2F", "%25", "%u", "%uD800", "\uD800", "\uDC00", "\uD83D\uDD12",
+                "#", "?");
+        Set<String> keys = new LinkedHashSet<>(pieces);
+        for (int length = 2; length <= 4; length++) {
+            for (String shorter : List.copyOf(keys)) {
+                for (String piece : pieces) {
+                    keys.add(shorter + piece);
+                }
+            }
+        }
+        List<byte[]> roots = new ArrayList<>(keys.size());
+        keys.forEach(key -> roots.add(this.keyspace.root(key).getBytes()));
+        roots.sort(Arrays::compareUnsigned);
+        // Sorted, a root that is a prefix of another is also a prefix of the one right after it.
+        for (int i = 1; i < roots.size(); i++) {
+            byte[] previous = roots.get(i - 1);
+            byte[] next = roots.get(i);
+            assertThat(Arrays.equals(previous, next) || (next.length >= previous.length
+                    && Arrays.equals(previous, 0, previous.length, next, 0, previous.length)))
+                .as("%s and %s", EtcdKeyspace.text(ByteSequence.from(previous)), EtcdKeyspace.text(ByteSequence.from(next)))
+                .isFalse();
+        }
+        assertThat(keys).hasSizeGreaterThan(10_000);
+    }
+
+    @Test
+    @Disabled("bug: lockKeyOf throws NumberFormatException for a root escape() never writes ('%uZZZZ', e.g. put by "
+            + "hand under the namespace), so LockInspector.describeAll and the locks endpoint fail on one foreign key")
+    void readsRootsWrittenBySomethingElseWithoutFailing() {
+        for (String foreign : List.of("%uZZZZ", "%u12G4")) {
+            ByteSequence root = this.keyspace.rootOf(EtcdKeyspace.bytes("/locks/#" + foreign + "/x"));
+            assertThat(root).isNotNull();
+            assertThatNoException().isThrownBy(() -> this.keyspace.lockKeyOf(root));
+        }
+    }
+
     @Test
     void namespacesMustEndWithASlashAndHoldNoMarker() {
         assertThat(EtcdKeyspace.namespaceProblem("/locks/")).isNull();
@@ -74,6 +171,18 @@ class EtcdKeyspaceTests {
         assertThat(EtcdKeyspace.namespaceProblem("/a#b/")).contains("must not contain '#'");
         assertThatIllegalArgumentException().isThrownBy(() -> new EtcdKeyspace("/a#/"))
             .withMessageContaining("'/a#/'");
+    }
+
+    /** One to twelve chars, mixing escape look-alikes, lone and paired surrogates and any UTF-16 unit. */
+    private static String randomKey(Random random) {
+        String tricky = "/%#u2F5D8Cc0?\uD800\uDBFF\uDC00\uDFFF\u0000\n";
+        StringBuilder key = new StringBuilder();
+        int length = 1 + random.nextInt(12);
+        for (int i = 0; i < length; i++) {
+            key.append(random.nextBoolean() ? tricky.charAt(random.nextInt(tricky.length()))
+                    : (char) random.nextInt(Character.MAX_VALUE + 1));
+        }
+        return key.toString();
     }
 
     private static String escapedForHumans(String key) {
