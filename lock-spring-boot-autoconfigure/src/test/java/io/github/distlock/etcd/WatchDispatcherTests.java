@@ -18,6 +18,8 @@ import io.etcd.jetcd.api.KeyValue;
 import io.etcd.jetcd.api.ResponseHeader;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchResponse;
+import io.github.distlock.core.Wait;
+import io.github.distlock.store.StoreUnavailableException;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -144,12 +146,12 @@ class WatchDispatcherTests {
         RecordingListener timedOut = new RecordingListener();
         RecordingListener interrupted = new RecordingListener();
 
-        assertThatExceptionOfType(EtcdCallFailedException.class)
-            .isThrownBy(() -> this.dispatcher.subscribe(root, timedOut, TimeUnit.MILLISECONDS.toNanos(20), true))
+        assertThatExceptionOfType(StoreUnavailableException.class)
+            .isThrownBy(() -> this.dispatcher.subscribe(root, timedOut, Wait.timeout(TimeUnit.MILLISECONDS.toNanos(20), true)))
             .withMessageContaining("watch creation");
         Thread.currentThread().interrupt();
         assertThatExceptionOfType(InterruptedException.class)
-            .isThrownBy(() -> this.dispatcher.subscribe(root, interrupted, PATIENCE.toNanos(), true));
+            .isThrownBy(() -> this.dispatcher.subscribe(root, interrupted, Wait.timeout(PATIENCE.toNanos(), true)));
         Stream stream = this.watch.stream(0);
         stream.created(10);
         stream.events(11, delete(EtcdKeyspace.entry(root, 1, 1), 11));
@@ -311,9 +313,9 @@ class WatchDispatcherTests {
 
         assertThat(stream.closed).isTrue();
         assertThat(this.dispatcher.ensureOpen()).isCompletedExceptionally();
-        assertThatExceptionOfType(EtcdCallFailedException.class)
+        assertThatExceptionOfType(StoreUnavailableException.class)
             .isThrownBy(() -> this.dispatcher.subscribe(this.keyspace.root("b"), new RecordingListener(),
-                    PATIENCE.toNanos(), true))
+                    Wait.timeout(PATIENCE.toNanos(), true)))
             .withMessageContaining("registry is closed");
         stream.listener.onCompleted();
         assertThat(this.scheduler.delays).doesNotContain(REOPEN_DELAY);
@@ -358,7 +360,7 @@ class WatchDispatcherTests {
 
     private RecordingListener subscribe(String lockKey) throws Exception {
         RecordingListener listener = new RecordingListener();
-        this.dispatcher.subscribe(this.keyspace.root(lockKey), listener, PATIENCE.toNanos(), true);
+        this.dispatcher.subscribe(this.keyspace.root(lockKey), listener, Wait.timeout(PATIENCE.toNanos(), true));
         return listener;
     }
 
