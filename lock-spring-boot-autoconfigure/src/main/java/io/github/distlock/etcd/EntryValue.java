@@ -8,8 +8,8 @@ import io.etcd.jetcd.ByteSequence;
  * What a queue entry's value says about its writer: three lines, the owner identity, the thread
  * name and the wall-clock time the entry was written (epoch milliseconds), so that
  * {@code etcdctl get --prefix} and the actuator endpoint can tell who holds and who waits since
- * when. Owner identities cannot contain line breaks (the builder rejects them); line breaks in
- * thread names are replaced by spaces.
+ * when. Owner identities cannot contain line breaks (the builder rejects them); line breaks
+ * ({@code \n}, {@code \r}) in thread names are replaced by spaces.
  *
  * @param owner the registry's owner identity
  * @param thread the name of the acquiring thread, or {@code null} if the value does not record it
@@ -18,7 +18,7 @@ import io.etcd.jetcd.ByteSequence;
 record EntryValue(String owner, String thread, Instant queuedAt) {
 
     static ByteSequence encode(String owner, String thread, long epochMillis) {
-        return EtcdKeyspace.bytes(owner + '\n' + thread.replace('\n', ' ') + '\n' + epochMillis);
+        return EtcdKeyspace.bytes(owner + '\n' + thread.replace('\n', ' ').replace('\r', ' ') + '\n' + epochMillis);
     }
 
     /** Reads a value; a value written by something else is shown whole as the owner. */

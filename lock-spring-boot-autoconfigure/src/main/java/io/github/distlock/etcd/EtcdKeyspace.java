@@ -127,6 +127,7 @@ final class EtcdKeyspace {
         return escaped.toString();
     }
 
+    /** Reads what {@link #escape} wrote; anything else (a key put by hand) is read literally, never rejected. */
     static String unescape(String escaped) {
         StringBuilder key = new StringBuilder(escaped.length());
         for (int i = 0; i < escaped.length(); i++) {
@@ -138,7 +139,7 @@ final class EtcdKeyspace {
                 key.append('%');
                 i += 2;
             }
-            else if (escaped.startsWith("%u", i) && i + 6 <= escaped.length()) {
+            else if (escaped.startsWith("%u", i) && i + 6 <= escaped.length() && isHex(escaped, i + 2, i + 6)) {
                 key.append((char) Integer.parseInt(escaped.substring(i + 2, i + 6), 16));
                 i += 5;
             }
@@ -147,6 +148,15 @@ final class EtcdKeyspace {
             }
         }
         return key.toString();
+    }
+
+    private static boolean isHex(String text, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (Character.digit(text.charAt(i), 16) < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static ByteSequence bytes(String text) {
