@@ -129,7 +129,7 @@ final class WatchDispatcher implements AutoCloseable {
 
     /** Opens the watch stream if it is not open; completes when etcd acknowledged it. */
     CompletableFuture<Void> ensureOpen() {
-        CompletableFuture<Void> ready;
+        StreamListener first;
         synchronized (this.lifecycle) {
             if (this.closed) {
                 return CompletableFuture.failedFuture(new IllegalStateException("registry is closed"));
@@ -137,9 +137,10 @@ final class WatchDispatcher implements AutoCloseable {
             if (this.generation > 0) {
                 return this.created;
             }
-            ready = open(0);
+            first = nextGeneration();
         }
-        return ready;
+        // Outside the lock: jetcd may call back into our listener while holding its own.
+        return start(first, 0);
     }
 
     /**
@@ -150,19 +151,30 @@ final class WatchDispatcher implements AutoCloseable {
     private CompletableFuture<Void> open(long fromRevision) {
         StreamListener listener;
         synchronized (this.lifecycle) {
-            CompletableFuture<Void> previous = this.created;
-            this.created = new CompletableFuture<>();
-            if (previous != null && !previous.isDone()) {
-                this.created.whenComplete((done, failure) -> previous.complete(null));
-            }
-            listener = new StreamListener(++this.generation);
-            this.lastHeardNanos = System.nanoTime();
-            this.progressRequestedNanos = 0;
-            if (!this.probeScheduled) {
-                this.probeScheduled = true;
-                scheduleProbe();
-            }
+            listener = nextGeneration();
         }
+        return start(listener, fromRevision);
+    }
+
+    /** Makes a new stream generation current. Caller holds {@link #lifecycle}. */
+    private StreamListener nextGeneration() {
+        CompletableFuture<Void> previous = this.created;
+        this.created = new CompletableFuture<>();
+        if (previous != null && !previous.isDone()) {
+            this.created.whenComplete((done, failure) -> previous.complete(null));
+        }
+        StreamListener listener = new StreamListener(++this.generation);
+        this.lastHeardNanos = System.nanoTime();
+        this.progressRequestedNanos = 0;
+        if (!this.probeScheduled) {
+            this.probeScheduled = true;
+            scheduleProbe();
+        }
+        return listener;
+    }
+
+    /** Opens the stream of {@code listener}'s generation; never called holding {@link #lifecycle}. */
+    private CompletableFuture<Void> start(StreamListener listener, long fromRevision) {
         WatchOption.Builder option = WatchOption.builder()
             .isPrefix(true)
             .withNoPut(true)

@@ -81,6 +81,31 @@ class WatchDispatcherTests {
     }
 
     @Test
+    void theFirstOpenCallsIntoJetcdWithoutHoldingTheDispatchersLock() {
+        this.dispatcher = dispatcher(NO_PROBE);
+        // As jetcd may: call the listener from another thread and wait for it while inside watch(...).
+        CompletableFuture<Boolean> callbackReturned = new CompletableFuture<>();
+        this.watch.duringWatchCall = listener -> {
+            CompletableFuture<Void> callback = CompletableFuture.runAsync(
+                    () -> listener.onError(new IllegalStateException("stream reset by jetcd")));
+            try {
+                callback.get(2, TimeUnit.SECONDS);
+                callbackReturned.complete(true);
+            }
+            catch (Exception ex) {
+                // Timed out: the callback is blocked on a lock that the caller of watch(...) holds.
+                callbackReturned.complete(false);
+            }
+            this.watch.duringWatchCall = ignored -> {
+            };
+        };
+        CompletableFuture<Void> ready = this.dispatcher.ensureOpen();
+        assertThat(callbackReturned).isCompletedWithValue(true);
+        assertThat(this.watch.streams).hasSize(1);
+        assertThat(ready).isNotDone();
+    }
+
+    @Test
     void onlyTheCurrentStreamsAcknowledgementReleasesCallers() {
         this.dispatcher = dispatcher(NO_PROBE);
         CompletableFuture<Void> first = this.dispatcher.ensureOpen();
@@ -410,8 +435,13 @@ class WatchDispatcherTests {
         volatile Consumer<Stream> answerProgressRequests = asked -> {
         };
 
+        /** What jetcd does inside {@code watch(...)} before returning: by default, nothing. */
+        volatile Consumer<Listener> duringWatchCall = listener -> {
+        };
+
         @Override
         public Watcher watch(ByteSequence key, WatchOption option, Listener listener) {
+            this.duringWatchCall.accept(listener);
             Stream stream = new Stream(this, key, option, listener);
             this.streams.add(stream);
             return stream;
