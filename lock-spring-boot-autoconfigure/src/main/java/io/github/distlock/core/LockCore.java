@@ -72,11 +72,22 @@ public final class LockCore implements HoldLossListener {
      * @throws IllegalStateException if the store was closed
      */
     public FencedLock obtain(@Nullable String key, boolean fair) {
+        String checked = checkKey(key);
+        this.store.checkOpen();
+        return new CoreFencedLock(this, checked, fair);
+    }
+
+    /**
+     * The one check of lock keys: any non-empty string is a key.
+     * @param key a candidate key
+     * @return the key
+     * @throws IllegalArgumentException if it is null or empty
+     */
+    public static String checkKey(@Nullable String key) {
         if (key == null || key.isEmpty()) {
             throw new IllegalArgumentException("Lock key must not be " + ((key == null) ? "null" : "empty"));
         }
-        this.store.checkOpen();
-        return new CoreFencedLock(this, key, fair);
+        return key;
     }
 
     // ---- acquisition ---------------------------------------------------------------------------

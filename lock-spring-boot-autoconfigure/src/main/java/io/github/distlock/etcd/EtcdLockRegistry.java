@@ -185,10 +185,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
      * @throws IllegalStateException if etcd did not answer within the request timeout
      */
     public LockSnapshot describeLock(String key, int maxEntries) {
-        if (key == null || key.isEmpty()) {
-            throw new IllegalArgumentException("Lock key must not be " + ((key == null) ? "null" : "empty"));
-        }
-        return this.store.describeLock(key, positive(maxEntries));
+        return this.store.describeLock(LockCore.checkKey(key), positive(maxEntries));
     }
 
     /**
