@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One lock as etcd showed it in one read: who holds it and who is queued behind, oldest first.
- * Read by {@link EtcdLockRegistry#describeLock(String)} and
+ * Read by {@link EtcdLockRegistry#describeLock(String, int)} and
  * {@link EtcdLockRegistry#describeLocks(int)}; the entries may belong to any process.
  *
  * @param key the lock key
