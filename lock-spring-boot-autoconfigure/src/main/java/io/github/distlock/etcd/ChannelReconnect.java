@@ -64,7 +64,11 @@ final class ChannelReconnect {
     static Object connectionManager(Client client) throws ReflectiveOperationException {
         Field managerField = client.getClass().getDeclaredField("connectionManager");
         managerField.setAccessible(true);
-        return managerField.get(client);
+        Object manager = managerField.get(client);
+        if (manager == null) {
+            throw new NoSuchFieldException("connectionManager of " + client.getClass().getName() + " is null");
+        }
+        return manager;
     }
 
     /** Whether this can shorten the channel's backoff. */
