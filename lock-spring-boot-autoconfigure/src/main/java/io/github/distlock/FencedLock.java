@@ -2,6 +2,8 @@ package io.github.distlock;
 
 import java.util.concurrent.locks.Lock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A reentrant lock shared by every process that uses the same registry backend, whose every
  * acquisition carries a fencing token.
@@ -67,7 +69,7 @@ public interface FencedLock extends Lock {
      * @return the holder's identity, or {@code null} if the key is free or the backend records no
      * holder
      */
-    default String getHolder() {
+    default @Nullable String getHolder() {
         return null;
     }
 
@@ -78,7 +80,7 @@ public interface FencedLock extends Lock {
      * {@code tryLock}, where {@link #getHolder()} could extend a wait that is already over.
      * @return the identity last seen ahead, or {@code null} if unknown
      */
-    default String getLastSeenHolder() {
+    default @Nullable String getLastSeenHolder() {
         return null;
     }
 }

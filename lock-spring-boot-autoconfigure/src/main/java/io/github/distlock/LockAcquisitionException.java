@@ -2,6 +2,8 @@ package io.github.distlock;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A lock could not be acquired: the backend failed or could not be reached while acquiring, or (in
  * callers that turn a timeout into an error, such as the {@code @DistributedLock} aspect) the wait
@@ -16,7 +18,7 @@ public class LockAcquisitionException extends RuntimeException {
 
     private final Duration waited;
 
-    private final String holder;
+    private final @Nullable String holder;
 
     /**
      * Creates an exception.
@@ -26,15 +28,15 @@ public class LockAcquisitionException extends RuntimeException {
      * @param message what went wrong
      * @param cause the backend failure, or {@code null}
      */
-    public LockAcquisitionException(String key, Duration waited, String holder, String message,
-            Throwable cause) {
+    public LockAcquisitionException(String key, Duration waited, @Nullable String holder, String message,
+            @Nullable Throwable cause) {
         super(describe(key, waited, holder, message), cause);
         this.key = key;
         this.waited = waited;
         this.holder = holder;
     }
 
-    private static String describe(String key, Duration waited, String holder, String message) {
+    private static String describe(String key, Duration waited, @Nullable String holder, String message) {
         StringBuilder text = new StringBuilder("Could not acquire lock '").append(key)
             .append("' after ").append(waited.toMillis()).append(" ms: ").append(message);
         if (holder != null) {
@@ -54,7 +56,7 @@ public class LockAcquisitionException extends RuntimeException {
     }
 
     /** @return who held the lock when the caller gave up, or {@code null} if unknown */
-    public String getHolder() {
+    public @Nullable String getHolder() {
         return this.holder;
     }
 }

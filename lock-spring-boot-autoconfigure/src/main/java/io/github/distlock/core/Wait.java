@@ -3,6 +3,8 @@ package io.github.distlock.core;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How long, and how, a caller is prepared to wait: a deadline on the monotonic clock (or none)
  * and whether an interrupt ends the wait. Passed down every call of an acquisition, like Go's
@@ -112,7 +114,7 @@ public final class Wait {
      * @throws E what the step threw
      * @throws InterruptedException only if this wait is interruptible and was interrupted
      */
-    public <T, E extends Exception> T block(Step<T, E> step) throws E, InterruptedException {
+    public <T extends @Nullable Object, E extends Exception> T block(Step<T, E> step) throws E, InterruptedException {
         boolean interrupted = false;
         try {
             while (true) {
@@ -184,7 +186,7 @@ public final class Wait {
      * @param <E> what it throws besides {@link InterruptedException}
      */
     @FunctionalInterface
-    public interface Step<T, E extends Exception> {
+    public interface Step<T extends @Nullable Object, E extends Exception> {
 
         /**
          * Blocks for at most {@code remainingNanos}.

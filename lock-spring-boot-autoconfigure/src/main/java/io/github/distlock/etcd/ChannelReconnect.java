@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.etcd.jetcd.Client;
 import io.grpc.ManagedChannel;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,13 +30,14 @@ final class ChannelReconnect {
 
     private static final long MIN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private final Object connectionManager;
+    /** {@code null}, as {@link #channelField}, when jetcd's channel cannot be reached. */
+    private final @Nullable Object connectionManager;
 
-    private final Field channelField;
+    private final @Nullable Field channelField;
 
     private final AtomicLong lastNanos = new AtomicLong(System.nanoTime() - MIN_INTERVAL_NANOS);
 
-    private ChannelReconnect(Object connectionManager, Field channelField) {
+    private ChannelReconnect(@Nullable Object connectionManager, @Nullable Field channelField) {
         this.connectionManager = connectionManager;
         this.channelField = channelField;
     }
@@ -62,7 +64,11 @@ final class ChannelReconnect {
     static Object connectionManager(Client client) throws ReflectiveOperationException {
         Field managerField = client.getClass().getDeclaredField("connectionManager");
         managerField.setAccessible(true);
-        return managerField.get(client);
+        Object manager = managerField.get(client);
+        if (manager == null) {
+            throw new NoSuchFieldException("connectionManager of " + client.getClass().getName() + " is null");
+        }
+        return manager;
     }
 
     /** Whether this can shorten the channel's backoff. */

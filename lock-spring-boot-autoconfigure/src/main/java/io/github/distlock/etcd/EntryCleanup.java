@@ -82,12 +82,12 @@ final class EntryCleanup {
      * @param pendingWrite the entry's write while its outcome is unknown, else {@code null}
      */
     void giveUp(QueueEntry entry, @Nullable CompletableFuture<TxnResponse> pendingWrite) {
-        if (!entry.isWritten() && pendingWrite == null) {
-            // Never sent: the number was not used.
-            entry.sessionOver();
-            return;
-        }
         if (!entry.isWritten()) {
+            if (pendingWrite == null) {
+                // Never sent: the number was not used.
+                entry.sessionOver();
+                return;
+            }
             sweepForGhosts();
             deleteUntilGone(entry);
             pendingWrite.whenComplete((response, failure) -> {
@@ -119,7 +119,7 @@ final class EntryCleanup {
      * The deletion of the entry with this key, if one of this registry's entries is being deleted.
      * @return completes once it is gone, or {@code null} if no such deletion is in progress
      */
-    CompletableFuture<Void> deletionOf(ByteSequence key) {
+    @Nullable CompletableFuture<Void> deletionOf(ByteSequence key) {
         return this.inFlight.get(key);
     }
 

@@ -3,6 +3,7 @@ package io.github.distlock.etcd;
 import java.time.Instant;
 
 import io.etcd.jetcd.ByteSequence;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a queue entry's value says about its writer: three lines, the owner identity, the thread
@@ -15,7 +16,7 @@ import io.etcd.jetcd.ByteSequence;
  * @param thread the name of the acquiring thread, or {@code null} if the value does not record it
  * @param queuedAt when the entry was written, or {@code null} if the value does not record it
  */
-record EntryValue(String owner, String thread, Instant queuedAt) {
+record EntryValue(String owner, @Nullable String thread, @Nullable Instant queuedAt) {
 
     static ByteSequence encode(String owner, String thread, long epochMillis) {
         return EtcdKeyspace.bytes(owner + '\n' + thread.replace('\n', ' ').replace('\r', ' ') + '\n' + epochMillis);

@@ -11,6 +11,7 @@ import io.etcd.jetcd.common.exception.EtcdException;
 import io.github.distlock.core.Wait;
 import io.github.distlock.store.StoreUnavailableException;
 import io.grpc.Status;
+import org.jspecify.annotations.Nullable;
 
 /** Bounded waits on jetcd futures, and what etcd failures mean. */
 final class EtcdCalls {
@@ -73,7 +74,7 @@ final class EtcdCalls {
         return false;
     }
 
-    static String describe(Throwable failure) {
+    static String describe(@Nullable Throwable failure) {
         if (failure == null) {
             return "unknown error";
         }

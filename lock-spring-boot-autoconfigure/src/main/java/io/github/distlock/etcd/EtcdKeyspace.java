@@ -78,7 +78,7 @@ final class EtcdKeyspace {
      * Returns the root that {@code etcdKey} is an entry of, or {@code null} if it is not an entry
      * key of this namespace.
      */
-    ByteSequence rootOf(ByteSequence etcdKey) {
+    @Nullable ByteSequence rootOf(ByteSequence etcdKey) {
         if (!etcdKey.startsWith(this.locksPrefix)) {
             return null;
         }

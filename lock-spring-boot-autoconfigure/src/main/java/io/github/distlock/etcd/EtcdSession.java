@@ -8,10 +8,11 @@ import java.util.concurrent.TimeUnit;
 
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import io.github.distlock.core.Wait;
 import io.github.distlock.store.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One etcd lease and its keep-alive: every queue entry of a registry is attached to the lease of
@@ -122,7 +123,7 @@ final class EtcdSession {
     }
 
     /** Reason the session ended, or {@code null} while it is alive. */
-    String endReason() {
+    @Nullable String endReason() {
         if (this.ended.isDone()) {
             return this.ended.getNow(null);
         }

@@ -16,6 +16,7 @@ import io.etcd.jetcd.support.Util;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,11 +38,12 @@ final class LeaseKeepAlives {
 
     private final Client client;
 
-    private final LeaseGrpc.LeaseStub stub;
+    /** {@code null} when jetcd's channel cannot be reached: keep-alives then go through jetcd. */
+    private final LeaseGrpc.@Nullable LeaseStub stub;
 
     private final AtomicInteger open = new AtomicInteger();
 
-    private LeaseKeepAlives(Client client, LeaseGrpc.LeaseStub stub) {
+    private LeaseKeepAlives(Client client, LeaseGrpc.@Nullable LeaseStub stub) {
         this.client = client;
         this.stub = stub;
     }
@@ -80,7 +82,8 @@ final class LeaseKeepAlives {
 
                 private final AtomicInteger ended = new AtomicInteger();
 
-                private ClientCallStreamObserver<LeaseKeepAliveRequest> requests;
+                /** Set by gRPC before the call starts, so before any answer. */
+                private @Nullable ClientCallStreamObserver<LeaseKeepAliveRequest> requests;
 
                 @Override
                 public void beforeStart(ClientCallStreamObserver<LeaseKeepAliveRequest> requestStream) {
@@ -97,7 +100,10 @@ final class LeaseKeepAlives {
                         answer.complete(new Renewal(response.getTTL(), response.getHeader().getRaftTerm()));
                     }
                     // One answer is all we wait for: end the call rather than wait for the server's close.
-                    this.requests.cancel("keep-alive answered", null);
+                    ClientCallStreamObserver<LeaseKeepAliveRequest> requests = this.requests;
+                    if (requests != null) {
+                        requests.cancel("keep-alive answered", null);
+                    }
                 }
 
                 @Override

@@ -4,16 +4,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One lock as etcd showed it in one read: who holds it and who is queued behind, oldest first.
- * Read by {@link EtcdLockRegistry#describeLock(String)} and
+ * Read by {@link EtcdLockRegistry#describeLock(String, int)} and
  * {@link EtcdLockRegistry#describeLocks(int)}; the entries may belong to any process.
  *
  * @param key the lock key
  * @param holder the entry that owns the lock (the oldest), or {@code null} if the lock is free
  * @param waiters the entries queued behind the holder, in the order they will be served
  */
-public record LockSnapshot(String key, Entry holder, List<Entry> waiters) {
+public record LockSnapshot(String key, @Nullable Entry holder, List<Entry> waiters) {
 
     /**
      * Creates a snapshot.
@@ -39,8 +41,8 @@ public record LockSnapshot(String key, Entry holder, List<Entry> waiters) {
      * @param leaseTimeToLive how long the lease lives without another keep-alive, whole seconds as
      * etcd reports them, or {@code null} if the lease had just expired
      */
-    public record Entry(String owner, String thread, long fence, Instant queuedAt, String leaseId,
-            Duration leaseTimeToLive) {
+    public record Entry(String owner, @Nullable String thread, long fence, @Nullable Instant queuedAt,
+            String leaseId, @Nullable Duration leaseTimeToLive) {
 
         /** @return {@code owner/thread}, or the owner alone if no thread is recorded: how errors name a holder */
         public String describe() {

@@ -47,10 +47,11 @@ final class SessionKeeper {
 
     private final ReentrantLock sessionLock = new ReentrantLock();
 
-    private volatile EtcdSession session;
+    /** {@code null} before the first grant. */
+    private volatile @Nullable EtcdSession session;
 
     /** The granted TTL last reported as differing from the requested one, so it is reported once. */
-    private volatile Duration reportedGrantedTtl;
+    private volatile @Nullable Duration reportedGrantedTtl;
 
     private volatile boolean closed;
 
@@ -164,11 +165,8 @@ final class SessionKeeper {
         this.entries.add(entry);
     }
 
-    /** Tolerates {@code null}: an acquisition may fail before its entry exists. */
     void unregister(QueueEntry entry) {
-        if (entry != null) {
-            this.entries.remove(entry);
-        }
+        this.entries.remove(entry);
     }
 
     Iterable<QueueEntry> entries() {

@@ -1,6 +1,7 @@
 package io.github.distlock.etcd;
 
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,10 +14,11 @@ import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import io.github.distlock.core.Wait;
 import io.github.distlock.store.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One long-lived prefix watch over the registry's namespace that hands deletions to the queue
@@ -67,13 +69,17 @@ final class WatchDispatcher implements AutoCloseable {
      */
     private final Object lifecycle = new Object();
 
-    private Watch.Watcher watcher;
+    /** The current stream; {@code null} before the first open and once closed. */
+    private Watch.@Nullable Watcher watcher;
 
     /** Incremented by every open; a stream's callbacks count only while their generation is current. */
     private long generation;
 
-    /** Completes when etcd acknowledged the current stream; earlier incomplete ones follow it. */
-    private CompletableFuture<Void> created;
+    /**
+     * Completes when etcd acknowledged the current stream; earlier incomplete ones follow it.
+     * {@code null} before the first open, never again after it.
+     */
+    private @Nullable CompletableFuture<Void> created;
 
     /** Revision up to which events were delivered. */
     private long deliveredRevision;
@@ -134,7 +140,8 @@ final class WatchDispatcher implements AutoCloseable {
             if (this.closed) {
                 return CompletableFuture.failedFuture(new IllegalStateException("registry is closed"));
             }
-            if (this.generation > 0) {
+            if (this.created != null) {
+                // Opened before.
                 return this.created;
             }
             first = nextGeneration();
@@ -194,7 +201,8 @@ final class WatchDispatcher implements AutoCloseable {
                 stale = this.watcher;
                 this.watcher = opened;
             }
-            ready = this.created;
+            // Set by nextGeneration(), which ran before this.
+            ready = Objects.requireNonNull(this.created);
         }
         if (stale != null) {
             stale.close();
@@ -350,8 +358,9 @@ final class WatchDispatcher implements AutoCloseable {
                 synchronized (WatchDispatcher.this.lifecycle) {
                     WatchDispatcher.this.deliveredRevision = Math.max(WatchDispatcher.this.deliveredRevision,
                             response.getHeader().getRevision());
-                    if (isCurrent()) {
-                        WatchDispatcher.this.created.complete(null);
+                    CompletableFuture<Void> created = WatchDispatcher.this.created;
+                    if (isCurrent() && created != null) {
+                        created.complete(null);
                     }
                 }
                 return;
@@ -364,7 +373,8 @@ final class WatchDispatcher implements AutoCloseable {
             logger.debug("Lock watch stream interrupted: {}", EtcdCalls.describe(failure));
             synchronized (WatchDispatcher.this.lifecycle) {
                 // jetcd resumes this stream: new subscribers wait for its next acknowledgement.
-                if (isCurrent() && WatchDispatcher.this.created.isDone()) {
+                CompletableFuture<Void> created = WatchDispatcher.this.created;
+                if (isCurrent() && created != null && created.isDone()) {
                     WatchDispatcher.this.created = new CompletableFuture<>();
                 }
             }
