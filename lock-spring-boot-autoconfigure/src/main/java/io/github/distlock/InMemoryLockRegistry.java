@@ -1,7 +1,9 @@
 package io.github.distlock;
 
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.distlock.core.LockCore;
 import io.github.distlock.core.LockStatistics;
@@ -32,13 +34,16 @@ import io.github.distlock.core.LockStatistics;
  * never thrown, and a thread that dies while holding a lock blocks its key for good. Conditions
  * are not supported. State is kept only for keys that are held or waited for.
  */
-public final class InMemoryLockRegistry implements LockRegistry {
+public final class InMemoryLockRegistry implements InspectableLockRegistry {
 
-    private final InMemoryLockStore store = new InMemoryLockStore();
+    /** How in-memory holds name their owner: every hold is of this JVM. */
+    static final String OWNER = "in-memory";
+
+    private final InMemoryLockStore store = new InMemoryLockStore(OWNER);
 
     private final LockStatistics statistics = new LockStatistics();
 
-    private final LockCore core = new LockCore(this.store, this.statistics, "in-memory");
+    private final LockCore core = new LockCore(this.store, this.statistics, OWNER);
 
     @Override
     public FencedLock obtain(String key) {
@@ -50,9 +55,59 @@ public final class InMemoryLockRegistry implements LockRegistry {
         return this.core.obtain(key, fair);
     }
 
-    /** @return running totals of acquisitions and timeouts of this registry */
+    @Override
+    public LockSnapshot describeLock(String key, int maxEntries) {
+        return this.core.describeLock(key, maxEntries);
+    }
+
+    @Override
+    public NamespaceSnapshot describeLocks(int maxEntries) {
+        return this.core.describeLocks(maxEntries);
+    }
+
+    @Override
     public LockStatistics getStatistics() {
         return this.statistics;
+    }
+
+    @Override
+    public int getHeldLockCount() {
+        return this.core.heldLockCount();
+    }
+
+    @Override
+    public int getWaitingThreadCount() {
+        return this.core.waitingThreadCount();
+    }
+
+    /** @return always true: the in-memory store has no session to lose */
+    @Override
+    public boolean isSessionAlive() {
+        return true;
+    }
+
+    /** @return always zero: nothing needs renewing */
+    @Override
+    public Duration getSessionRenewalAge() {
+        return Duration.ZERO;
+    }
+
+    /** @return a completed future: there is nothing to connect to */
+    @Override
+    public CompletableFuture<Void> connect() {
+        return this.store.connect();
+    }
+
+    /** @return {@value InMemoryLockStore#NAMESPACE}: locks are shared by the users of this registry instance only */
+    @Override
+    public String getNamespace() {
+        return this.store.namespace();
+    }
+
+    /** @return {@value #OWNER} */
+    @Override
+    public String getOwnerIdentity() {
+        return OWNER;
     }
 
     /**

@@ -1,9 +1,13 @@
 package io.github.distlock;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -29,6 +33,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class InMemoryLockStore implements LockStore {
 
+    /** What the in-memory store calls its namespace: its locks are this registry's alone. */
+    static final String NAMESPACE = "in-memory";
+
     /** No call of this store can fail, so an untimed acquisition never gives up on it. */
     private static final long REQUEST_TIMEOUT_NANOS = TimeUnit.DAYS.toNanos(1);
 
@@ -36,16 +43,60 @@ final class InMemoryLockStore implements LockStore {
 
     private final AtomicLong fences = new AtomicLong();
 
+    private final String owner;
+
+    InMemoryLockStore(String owner) {
+        this.owner = owner;
+    }
+
     @Override
     public StoreEntry newEntry(String key, Wait attempt) {
         return new MemoryEntry(key, Thread.currentThread().getName());
     }
 
     @Override
-    public @Nullable String holder(String key) {
+    public LockSnapshot read(String key, int maxEntries, boolean withLeases) {
         Deque<MemoryEntry> queue = this.queues.get(key);
-        MemoryEntry head = (queue != null) ? queue.peekFirst() : null;
-        return (head != null) ? head.thread : null;
+        List<LockSnapshot.Entry> entries = new ArrayList<>();
+        if (queue != null) {
+            for (MemoryEntry entry : queue) {
+                if (entries.size() == maxEntries) {
+                    break;
+                }
+                entries.add(entry.describe());
+            }
+        }
+        return entries.isEmpty() ? new LockSnapshot(key, null, List.of())
+                : new LockSnapshot(key, entries.get(0), entries.subList(1, entries.size()));
+    }
+
+    @Override
+    public NamespaceSnapshot readAll(int maxEntries) {
+        List<LockSnapshot> locks = new ArrayList<>();
+        int left = maxEntries;
+        boolean truncated = false;
+        for (Map.Entry<String, Deque<MemoryEntry>> queue : new TreeMap<>(this.queues).entrySet()) {
+            int queued = queue.getValue().size();
+            truncated |= queued > left;
+            if (left > 0 && queued > 0) {
+                LockSnapshot lock = read(queue.getKey(), left, false);
+                if (lock.holder() != null) {
+                    locks.add(lock);
+                    left -= 1 + lock.waiters().size();
+                }
+            }
+        }
+        return new NamespaceSnapshot(NAMESPACE, 0, locks, truncated);
+    }
+
+    @Override
+    public CompletableFuture<Void> connect() {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public String namespace() {
+        return NAMESPACE;
     }
 
     /** @return the keys that have entries */
@@ -88,6 +139,8 @@ final class InMemoryLockStore implements LockStore {
 
         private final String thread;
 
+        private final Instant queuedAt = Instant.now();
+
         /** Completes when the entry is the head of its queue. */
         private final CompletableFuture<Void> turn = new CompletableFuture<>();
 
@@ -108,6 +161,12 @@ final class InMemoryLockStore implements LockStore {
         @Override
         public String lockKey() {
             return this.key;
+        }
+
+        /** Fences are drawn when the entry is queued, so an entry seen in a queue has its own. */
+        LockSnapshot.Entry describe() {
+            return new LockSnapshot.Entry(InMemoryLockStore.this.owner, this.thread, this.fence, this.queuedAt,
+                    NAMESPACE, null);
         }
 
         @Override

@@ -171,6 +171,44 @@ class InMemoryLockRegistryTests extends AbstractLockRegistryContractTests {
     }
 
     @Test
+    void describesTheHolderAndTheWaitersInTheOrderTheyWillBeServed() throws Exception {
+        FencedLock held = this.registry.obtain("described");
+        held.lock();
+        try {
+            Future<?> first = this.threads.submit(() -> lockAndUnlock(this.registry.obtain("described", true)));
+            awaitQueued("described", 1);
+            Future<?> second = this.threads.submit(() -> lockAndUnlock(this.registry.obtain("described", true)));
+            awaitQueued("described", 2);
+
+            LockSnapshot lock = this.registry.describeLock("described", 10);
+            assertThat(lock.holder()).isNotNull();
+            assertThat(lock.holder().describe()).isEqualTo("in-memory/" + Thread.currentThread().getName());
+            assertThat(lock.holder().fence()).isEqualTo(held.getFence());
+            assertThat(lock.waiters()).hasSize(2);
+            assertThat(lock.waiters().get(0).fence()).isGreaterThan(held.getFence());
+            assertThat(lock.waiters().get(1).fence()).isGreaterThan(lock.waiters().get(0).fence());
+            assertThat(held.getHolder()).isEqualTo(lock.holder().describe());
+            assertThat(this.registry.describeLock("described", 1).waiters()).isEmpty();
+            NamespaceSnapshot all = this.registry.describeLocks(2);
+            assertThat(all.truncated()).isTrue();
+            assertThat(all.locks()).singleElement().satisfies(only -> assertThat(only.waiters()).hasSize(1));
+            assertThat(this.registry.getHeldLockCount()).isEqualTo(1);
+            assertThat(this.registry.getWaitingThreadCount()).isEqualTo(2);
+            held.unlock();
+            first.get(BOUND.toMillis(), MILLISECONDS);
+            second.get(BOUND.toMillis(), MILLISECONDS);
+        }
+        finally {
+            if (held.isLockedByCurrentThread()) {
+                held.unlock();
+            }
+        }
+        assertThat(this.registry.describeLock("described", 10).holder()).isNull();
+        assertThat(this.registry.describeLocks(10).locks()).isEmpty();
+        assertThat(this.registry.getStatistics().getAcquired()).isEqualTo(3);
+    }
+
+    @Test
     void separateRegistriesDoNotShareLocks() throws Exception {
         InMemoryLockRegistry other = new InMemoryLockRegistry();
         FencedLock lock = this.registry.obtain("key");

@@ -7,7 +7,7 @@ import io.github.distlock.store.StoreEntry;
 /** The in-memory store against the store contract; its holds cannot be lost. */
 class InMemoryLockStoreContractTests extends AbstractLockStoreContractTests {
 
-    private final InMemoryLockStore store = new InMemoryLockStore();
+    private final InMemoryLockStore store = new InMemoryLockStore(InMemoryLockRegistry.OWNER);
 
     @Override
     protected LockStore store() {

@@ -12,12 +12,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
-import io.github.distlock.etcd.EtcdLockRegistry;
-import io.github.distlock.etcd.LockSnapshot;
-import io.github.distlock.etcd.NamespaceSnapshot;
-import io.github.distlock.health.EtcdConnectivity;
-import io.github.distlock.health.EtcdConnectivity.Connection;
-import io.github.distlock.health.EtcdConnectivity.State;
+import io.github.distlock.InspectableLockRegistry;
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
+import io.github.distlock.health.StoreConnectivity;
+import io.github.distlock.health.StoreConnectivity.Connection;
+import io.github.distlock.health.StoreConnectivity.State;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -30,12 +30,12 @@ import org.springframework.util.Assert;
 
 /**
  * {@code /actuator/distributedlocks}: who holds each lock of the namespace and who is queued
- * behind, in every process that shares the etcd namespace, read from etcd on each request.
+ * behind, in every process that shares the namespace, read from the lock store (etcd) on each request.
  * {@code /actuator/distributedlocks/{key}} shows one key; a key may contain {@code /}.
  *
- * <p>Answers within a short bound also while etcd is down: without a live session it waits at
+ * <p>Answers within a short bound also while the store is down: without a live session it waits at
  * most the bound for a background connect attempt (shared by concurrent requests, and not at all
- * once an attempt failed), and a read waits at most the bound too. When etcd cannot answer, the
+ * once an attempt failed), and a read waits at most the bound too. When the store cannot answer, the
  * operations throw {@link LockStoreUnavailableException}; over HTTP,
  * {@link DistributedLocksEndpointWebExtension} turns that into a 503.
  *
@@ -47,7 +47,7 @@ import org.springframework.util.Assert;
 @Endpoint(id = "distributedlocks", defaultAccess = Access.NONE)
 public class DistributedLocksEndpoint {
 
-    /** Most queue entries one request reads from etcd; the answer says when there were more. */
+    /** Most queue entries one request reads from the store; the answer says when there were more. */
     public static final int MAX_ENTRIES = 1_000;
 
     /** Default bound on each wait of a request: for a connect attempt, then for the read. */
@@ -55,9 +55,9 @@ public class DistributedLocksEndpoint {
 
     private static final String ALL_LOCKS = "all";
 
-    private final EtcdLockRegistry registry;
+    private final InspectableLockRegistry registry;
 
-    private final EtcdConnectivity connectivity;
+    private final StoreConnectivity connectivity;
 
     private final Duration waitBound;
 
@@ -68,7 +68,7 @@ public class DistributedLocksEndpoint {
      * Creates the endpoint with the {@link #DEFAULT_WAIT_BOUND default wait bound}.
      * @param registry the registry whose namespace is shown
      */
-    public DistributedLocksEndpoint(EtcdLockRegistry registry) {
+    public DistributedLocksEndpoint(InspectableLockRegistry registry) {
         this(registry, DEFAULT_WAIT_BOUND);
     }
 
@@ -77,18 +77,18 @@ public class DistributedLocksEndpoint {
      * @param registry the registry whose namespace is shown
      * @param waitBound how long a request waits for a connect attempt, and then for its read
      */
-    public DistributedLocksEndpoint(EtcdLockRegistry registry, Duration waitBound) {
+    public DistributedLocksEndpoint(InspectableLockRegistry registry, Duration waitBound) {
         Assert.notNull(registry, "registry must not be null");
         Assert.isTrue(waitBound != null && waitBound.compareTo(Duration.ZERO) > 0, "waitBound must be positive");
         this.registry = registry;
-        this.connectivity = new EtcdConnectivity(registry);
+        this.connectivity = new StoreConnectivity(registry);
         this.waitBound = waitBound;
     }
 
     /**
      * Every lock of the namespace that has a holder or a waiter.
      * @return the locks, ordered by key
-     * @throws LockStoreUnavailableException if etcd cannot be read within the bound
+     * @throws LockStoreUnavailableException if the store cannot be read within the bound
      */
     @ReadOperation
     public LocksDescriptor locks() {
@@ -101,7 +101,7 @@ public class DistributedLocksEndpoint {
      * One lock, held or not.
      * @param key the lock key, split at {@code /} by the request path
      * @return its holder and waiters
-     * @throws LockStoreUnavailableException if etcd cannot be read within the bound
+     * @throws LockStoreUnavailableException if the store cannot be read within the bound
      */
     @ReadOperation
     public LockDescriptor lock(@Selector(match = Match.ALL_REMAINING) String[] key) {
@@ -126,12 +126,12 @@ public class DistributedLocksEndpoint {
         }
         catch (TimeoutException ex) {
             // The read goes on until the registry's request timeout; a later request may join it.
-            throw new LockStoreUnavailableException("etcd did not answer within " + print(this.waitBound));
+            throw new LockStoreUnavailableException("the lock store did not answer within " + print(this.waitBound));
         }
         catch (ExecutionException ex) {
             Throwable failure = ex.getCause();
             if (failure instanceof IllegalStateException) {
-                throw new LockStoreUnavailableException(EtcdConnectivity.describe(failure));
+                throw new LockStoreUnavailableException(StoreConnectivity.describe(failure));
             }
             if (failure instanceof RuntimeException runtime) {
                 throw runtime;
@@ -140,7 +140,7 @@ public class DistributedLocksEndpoint {
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            throw new LockStoreUnavailableException("interrupted while waiting for etcd");
+            throw new LockStoreUnavailableException("interrupted while waiting for the lock store");
         }
     }
 
@@ -150,7 +150,7 @@ public class DistributedLocksEndpoint {
     }
 
     /**
-     * A thread per read: reads are rare, and one that etcd leaves hanging must not hold up a pool
+     * A thread per read: reads are rare, and one that the store leaves hanging must not hold up a pool
      * or the caller; the registry's request timeout ends it.
      */
     private static void startReader(Runnable read) {
@@ -160,7 +160,7 @@ public class DistributedLocksEndpoint {
     }
 
     /**
-     * The lock store cannot be read right now: etcd is unreachable or did not answer in time.
+     * The lock store cannot be read right now: it is unreachable or did not answer in time.
      */
     public static class LockStoreUnavailableException extends IllegalStateException {
 
@@ -185,8 +185,8 @@ public class DistributedLocksEndpoint {
 
     /**
      * The locks of a namespace.
-     * @param namespace the etcd namespace read
-     * @param revision the etcd revision of the read
+     * @param namespace the namespace read
+     * @param revision the store revision of the read (for etcd: the etcd revision), 0 if none
      * @param truncated whether more than {@value #MAX_ENTRIES} entries existed, so some are missing
      * @param locks the locks with a holder or waiters, ordered by key
      */
@@ -214,10 +214,10 @@ public class DistributedLocksEndpoint {
      * One queue entry of a lock.
      * @param owner owner identity of the process that wrote it
      * @param thread the thread that asked for the lock, if recorded
-     * @param fence the fence of its hold (its etcd create revision)
+     * @param fence the fence of its hold (for etcd: its create revision)
      * @param queuedAt when it asked for the lock (ISO-8601, the writer's clock), if recorded; a
      * holder holds since then or since its predecessor released
-     * @param leaseId the etcd lease it is attached to, in hex
+     * @param leaseId the session (lease) it is attached to (for etcd: the lease id in hex)
      * @param leaseTimeToLiveSeconds seconds until its lease expires without a keep-alive, or
      * {@code null} if the lease just expired
      */

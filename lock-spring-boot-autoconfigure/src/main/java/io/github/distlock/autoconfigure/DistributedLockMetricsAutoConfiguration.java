@@ -1,9 +1,8 @@
 package io.github.distlock.autoconfigure;
 
-import io.etcd.jetcd.Client;
+import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.aop.LockMetrics;
-import io.github.distlock.etcd.EtcdLockRegistry;
-import io.github.distlock.metrics.EtcdLockRegistryMetrics;
+import io.github.distlock.metrics.LockRegistryMetrics;
 import io.github.distlock.metrics.MicrometerLockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,8 +14,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Auto-configuration of Micrometer meters of {@code @DistributedLock} calls and of the etcd lock
- * registry, when Micrometer is on the class path and the application has a {@link MeterRegistry}.
+ * Auto-configuration of Micrometer meters of {@code @DistributedLock} calls and of the lock
+ * registry (etcd or in memory), when Micrometer is on the class path and the application has a {@link MeterRegistry}.
  * The only auto-configuration that loads a Micrometer type.
  *
  * <p>Runs after Spring Boot's meter registries are defined, so that the condition on a
@@ -39,14 +38,13 @@ public final class DistributedLockMetricsAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(Client.class)
-    @ConditionalOnBean(EtcdLockRegistry.class)
-    static class EtcdRegistryMetricsConfiguration {
+    @ConditionalOnBean(InspectableLockRegistry.class)
+    static class RegistryMetricsConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        EtcdLockRegistryMetrics etcdLockRegistryMetrics(EtcdLockRegistry registry) {
-            return new EtcdLockRegistryMetrics(registry);
+        LockRegistryMetrics lockRegistryMetrics(InspectableLockRegistry registry) {
+            return new LockRegistryMetrics(registry);
         }
     }
 }

@@ -1,9 +1,8 @@
 package io.github.distlock.autoconfigure;
 
-import io.etcd.jetcd.Client;
+import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.actuate.DistributedLocksEndpoint;
 import io.github.distlock.actuate.DistributedLocksEndpointWebExtension;
-import io.github.distlock.etcd.EtcdLockRegistry;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,26 +14,25 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of the {@code distributedlocks} actuator endpoint, when Actuator is on the
- * class path, the registry is on etcd and the endpoint is both accessible and exposed (it is off
+ * class path, the registry can be inspected (etcd or in memory) and the endpoint is both accessible and exposed (it is off
  * by default); its web extension when it is exposed over HTTP.
  *
  * <p>Runs after {@link DistributedLockAutoConfiguration}, which defines the registry.
  */
 @AutoConfiguration(after = DistributedLockAutoConfiguration.class)
-@ConditionalOnClass(name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint",
-        value = Client.class)
+@ConditionalOnClass(name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint")
 @ConditionalOnDistributedLockEnabled
 public final class DistributedLocksEndpointAutoConfiguration {
 
     // Nested so that the endpoint condition is only read once Actuator is known to be present.
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBean(EtcdLockRegistry.class)
+    @ConditionalOnBean(InspectableLockRegistry.class)
     @ConditionalOnAvailableEndpoint(DistributedLocksEndpoint.class)
     static class EndpointConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        DistributedLocksEndpoint distributedLocksEndpoint(EtcdLockRegistry registry) {
+        DistributedLocksEndpoint distributedLocksEndpoint(InspectableLockRegistry registry) {
             return new DistributedLocksEndpoint(registry);
         }
 

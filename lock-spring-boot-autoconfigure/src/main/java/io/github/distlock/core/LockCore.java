@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.HoldLossListener;
 import io.github.distlock.store.LockStore;
@@ -337,6 +339,32 @@ public final class LockCore implements HoldLossListener {
 
     @Nullable String holder(String key) {
         return this.store.holder(key);
+    }
+
+    /**
+     * @param key the lock key
+     * @param maxEntries at most this many entries are read
+     * @return the key's holder and waiters, read from the store with lease times
+     * @see io.github.distlock.InspectableLockRegistry#describeLock(String, int)
+     */
+    public LockSnapshot describeLock(@Nullable String key, int maxEntries) {
+        return this.store.read(checkKey(key), checkMaxEntries(maxEntries), true);
+    }
+
+    /**
+     * @param maxEntries at most this many entries are read
+     * @return every lock of the namespace with a holder or a waiter
+     * @see io.github.distlock.InspectableLockRegistry#describeLocks(int)
+     */
+    public NamespaceSnapshot describeLocks(int maxEntries) {
+        return this.store.readAll(checkMaxEntries(maxEntries));
+    }
+
+    private static int checkMaxEntries(int maxEntries) {
+        if (maxEntries <= 0) {
+            throw new IllegalArgumentException("maxEntries must be positive, but was " + maxEntries);
+        }
+        return maxEntries;
     }
 
     private static IllegalMonitorStateException notHeld(String key) {

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Running totals of one lock registry, counted since it was built, for metrics:
- * {@code io.github.distlock.metrics.EtcdLockRegistryMetrics} publishes them as Micrometer
+ * {@code io.github.distlock.metrics.LockRegistryMetrics} publishes them as Micrometer
  * meters. The core counts acquisitions and losses, the store its sessions and errors. Counting
  * costs one uncontended {@link LongAdder} increment per event.
  */

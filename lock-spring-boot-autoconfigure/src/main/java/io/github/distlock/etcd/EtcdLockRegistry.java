@@ -12,7 +12,10 @@ import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
+import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.LockRegistry;
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.core.LockCore;
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.store.StoreEntry;
@@ -52,7 +55,7 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #close()} revokes the lease, which releases every lock held through this registry;
  * holds still open then report themselves lost. The {@link Client} is not closed.
  */
-public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
+public final class EtcdLockRegistry implements InspectableLockRegistry, AutoCloseable {
 
     /** Default namespace under which all lock entries live. */
     public static final String DEFAULT_NAMESPACE = "/distributed-lock/";
@@ -153,6 +156,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
      * demand, and a failure here only means the first acquisition will try again.
      * @return completes once connected, or exceptionally with the etcd failure
      */
+    @Override
     public CompletableFuture<Void> connect() {
         return this.store.connect();
     }
@@ -163,6 +167,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
      * until the next acquisition starts a new session. For health checks.
      * @return whether the session lease is alive
      */
+    @Override
     public boolean isSessionAlive() {
         return this.store.isSessionAlive();
     }
@@ -172,6 +177,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
      * below a third of the TTL while etcd is healthy, and reaching the TTL means the session is lost.
      * @return the age of the latest acknowledged renewal, or {@code null} if no session was started
      */
+    @Override
     public @Nullable Duration getSessionRenewalAge() {
         return this.store.sessionRenewalAge();
     }
@@ -184,8 +190,9 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
      * @return the lock's holder and waiters; a free lock has no holder and no waiters
      * @throws IllegalStateException if etcd did not answer within the request timeout
      */
+    @Override
     public LockSnapshot describeLock(String key, int maxEntries) {
-        return this.store.describeLock(LockCore.checkKey(key), positive(maxEntries));
+        return this.core.describeLock(key, maxEntries);
     }
 
     /**
@@ -195,18 +202,14 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
      * @return the locks, ordered by key
      * @throws IllegalStateException if etcd did not answer within the request timeout
      */
+    @Override
     public NamespaceSnapshot describeLocks(int maxEntries) {
-        return this.store.describeLocks(positive(maxEntries));
+        return this.core.describeLocks(maxEntries);
     }
 
-    private static int positive(int maxEntries) {
-        if (maxEntries <= 0) {
-            throw new IllegalArgumentException("maxEntries must be positive, but was " + maxEntries);
-        }
-        return maxEntries;
-    }
 
     /** @return running totals of acquisitions, timeouts, losses and etcd errors of this registry */
+    @Override
     public LockStatistics getStatistics() {
         return this.statistics;
     }
@@ -216,6 +219,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
      * hold counts once). Cost grows with the number of entries this registry has in etcd.
      * @return the number of holds
      */
+    @Override
     public int getHeldLockCount() {
         return this.core.heldLockCount();
     }
@@ -225,11 +229,13 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
      * etcd behind an older entry.
      * @return the number of waiting threads
      */
+    @Override
     public int getWaitingThreadCount() {
         return this.core.waitingThreadCount();
     }
 
     /** @return the namespace under which this registry's entries live */
+    @Override
     public String getNamespace() {
         return this.keyspace.namespace();
     }
@@ -251,6 +257,7 @@ public final class EtcdLockRegistry implements LockRegistry, AutoCloseable {
     }
 
     /** @return the identity stored with this registry's entries */
+    @Override
     public String getOwnerIdentity() {
         return this.ownerIdentity;
     }

@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.core.Wait;
 import io.github.distlock.store.HoldLossListener;
@@ -119,9 +121,18 @@ final class EtcdLockStore implements LockStore {
     }
 
     @Override
-    public @Nullable String holder(String key) {
-        LockSnapshot.Entry holder = this.inspector.describe(key, 1, false).holder();
-        return (holder != null) ? holder.describe() : null;
+    public LockSnapshot read(String key, int maxEntries, boolean withLeases) {
+        return this.inspector.describe(key, maxEntries, withLeases);
+    }
+
+    @Override
+    public NamespaceSnapshot readAll(int maxEntries) {
+        return this.inspector.describeAll(maxEntries);
+    }
+
+    @Override
+    public String namespace() {
+        return this.keyspace.namespace();
     }
 
     @Override
@@ -161,8 +172,9 @@ final class EtcdLockStore implements LockStore {
 
     // ---- registry operations -------------------------------------------------------------------
 
-    /** Grants the session lease and opens the watch stream; see {@link EtcdLockRegistry#connect()}. */
-    CompletableFuture<Void> connect() {
+    /** Grants the session lease and opens the watch stream. */
+    @Override
+    public CompletableFuture<Void> connect() {
         return CompletableFuture.runAsync(() -> {
             try {
                 checkOpen();
@@ -179,14 +191,6 @@ final class EtcdLockStore implements LockStore {
                 throw new IllegalStateException(ex);
             }
         });
-    }
-
-    LockSnapshot describeLock(String key, int maxEntries) {
-        return this.inspector.describe(key, maxEntries, true);
-    }
-
-    NamespaceSnapshot describeLocks(int maxEntries) {
-        return this.inspector.describeAll(maxEntries);
     }
 
     @Nullable Duration grantedTtl() {

@@ -16,6 +16,8 @@ import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.store.StoreUnavailableException;
 
 /**

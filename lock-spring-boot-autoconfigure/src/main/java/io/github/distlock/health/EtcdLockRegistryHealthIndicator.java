@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 
 import io.github.distlock.etcd.EtcdLockRegistry;
-import io.github.distlock.health.EtcdConnectivity.Connection;
-import io.github.distlock.health.EtcdConnectivity.State;
+import io.github.distlock.health.StoreConnectivity.Connection;
+import io.github.distlock.health.StoreConnectivity.State;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -39,7 +39,7 @@ public class EtcdLockRegistryHealthIndicator extends AbstractHealthIndicator {
 
     private final EtcdLockRegistry registry;
 
-    private final EtcdConnectivity connectivity;
+    private final StoreConnectivity connectivity;
 
     /**
      * Creates an indicator.
@@ -49,7 +49,7 @@ public class EtcdLockRegistryHealthIndicator extends AbstractHealthIndicator {
         super("etcd lock registry health check failed");
         Assert.notNull(registry, "registry must not be null");
         this.registry = registry;
-        this.connectivity = new EtcdConnectivity(registry);
+        this.connectivity = new StoreConnectivity(registry);
     }
 
     @Override

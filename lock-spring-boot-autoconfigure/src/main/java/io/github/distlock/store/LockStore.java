@@ -1,7 +1,10 @@
 package io.github.distlock.store;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.core.Wait;
 import org.jspecify.annotations.Nullable;
 
@@ -50,12 +53,46 @@ public interface LockStore {
     StoreEntry newEntry(String key, Wait attempt) throws StoreUnavailableException, InterruptedException;
 
     /**
-     * Reads who holds {@code key} now, in any process: the store's one reader of a key's queue.
+     * Reads {@code key}'s holder and waiters, in every process: the store's one reader of a key's
+     * queue, used by errors, tools, the endpoint and health alike.
+     * @param key the lock key
+     * @param maxEntries at most this many entries are read, oldest first (so the holder is always
+     * among them)
+     * @param withLeases whether to read how long each entry's lease has left (may cost more reads)
+     * @return the lock as the store showed it
+     * @throws IllegalStateException if the store did not answer within the request timeout
+     */
+    LockSnapshot read(String key, int maxEntries, boolean withLeases);
+
+    /**
+     * Reads every lock of the store's namespace that has a holder or a waiter, with lease times.
+     * @param maxEntries at most this many entries are read, oldest first
+     * @return the locks, ordered by key
+     * @throws IllegalStateException if the store did not answer within the request timeout
+     */
+    NamespaceSnapshot readAll(int maxEntries);
+
+    /**
+     * Reads who holds {@code key} now, in any process.
      * @param key the lock key
      * @return the holder's identity ({@code owner/thread}), or {@code null} if the key is free
      * @throws IllegalStateException if the store did not answer within the request timeout
      */
-    @Nullable String holder(String key);
+    default @Nullable String holder(String key) {
+        LockSnapshot.Entry holder = read(key, 1, false).holder();
+        return (holder != null) ? holder.describe() : null;
+    }
+
+    /**
+     * Starts a session and whatever else acquisitions need (a watch, a subscription) in the
+     * background, so that the first acquisition does not pay for connecting.
+     * @return completes once connected, or exceptionally with an {@link IllegalStateException}
+     * that says why
+     */
+    CompletableFuture<Void> connect();
+
+    /** @return the namespace under which the store keeps its locks */
+    String namespace();
 
     /** @return the bound on each store call, and how long an untimed acquisition bears a failing store */
     long requestTimeoutNanos();

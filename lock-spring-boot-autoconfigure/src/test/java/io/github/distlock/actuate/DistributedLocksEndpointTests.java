@@ -95,7 +95,7 @@ class DistributedLocksEndpointTests {
             assertUnavailableWithin(endpoint, Duration.ofSeconds(2));
             // Once an attempt failed, requests answer from that without waiting.
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(unavailable(endpoint).getReason())
-                .startsWith("could not connect to etcd: ")
+                .startsWith("could not connect to the lock store: ")
                 .doesNotContain("127.0.0.1"));
             assertUnavailableWithin(endpoint, Duration.ofMillis(200));
         }

@@ -11,7 +11,7 @@ import io.github.distlock.aop.DistributedLockAdvisor;
 import io.github.distlock.aop.LockMetrics;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.health.EtcdLockRegistryHealthIndicator;
-import io.github.distlock.metrics.EtcdLockRegistryMetrics;
+import io.github.distlock.metrics.LockRegistryMetrics;
 import io.github.distlock.metrics.MicrometerLockMetrics;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -143,7 +143,7 @@ class DistributedLockAutoConfigurationsTests {
                     SimpleMetricsExportAutoConfiguration.class, MetricsAutoConfiguration.class))
             .run((context) -> assertThat(context).hasNotFailed()
                 .doesNotHaveBean(LockRegistry.class)
-                .doesNotHaveBean(EtcdLockRegistryMetrics.class)
+                .doesNotHaveBean(LockRegistryMetrics.class)
                 .doesNotHaveBean("distributedLockHealthIndicator")
                 .doesNotHaveBean(DistributedLocksEndpoint.class));
     }
@@ -170,7 +170,7 @@ class DistributedLockAutoConfigurationsTests {
     enum Concern {
 
         METRICS(DistributedLockMetricsAutoConfiguration.class, "io.micrometer", "distributedLockMetrics",
-                "etcdLockRegistryMetrics"),
+                "lockRegistryMetrics"),
 
         HEALTH(DistributedLockHealthAutoConfiguration.class, "org.springframework.boot.health",
                 "distributedLockHealthIndicator"),

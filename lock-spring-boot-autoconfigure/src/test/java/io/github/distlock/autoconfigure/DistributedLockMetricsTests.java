@@ -13,7 +13,7 @@ import io.github.distlock.annotation.DistributedLock;
 import io.github.distlock.annotation.OnTimeout;
 import io.github.distlock.aop.LockMetrics;
 import io.github.distlock.aop.RecordingLockRegistry;
-import io.github.distlock.metrics.EtcdLockRegistryMetrics;
+import io.github.distlock.metrics.LockRegistryMetrics;
 import io.github.distlock.metrics.MicrometerLockMetrics;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -194,14 +194,30 @@ class DistributedLockMetricsTests {
     }
 
     @Test
-    void registryMetersNeedAMeterRegistryAndAnEtcdRegistry() {
+    void registryMetersNeedAMeterRegistryAndMeasureEveryStore() {
         ApplicationContextRunner etcd = this.contextRunner.withPropertyValues("distributed-lock.store=etcd");
-        etcd.run((context) -> assertThat(context).doesNotHaveBean(EtcdLockRegistryMetrics.class));
+        etcd.run((context) -> assertThat(context).doesNotHaveBean(LockRegistryMetrics.class));
         etcd.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-            .run((context) -> assertThat(context).hasSingleBean(EtcdLockRegistryMetrics.class));
+            .run((context) -> assertThat(context).hasSingleBean(LockRegistryMetrics.class));
         etcd.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
             .withPropertyValues("distributed-lock.store=in-memory")
-            .run((context) -> assertThat(context).doesNotHaveBean(EtcdLockRegistryMetrics.class));
+            .run((context) -> {
+                assertThat(context).hasSingleBean(LockRegistryMetrics.class);
+                FencedLock lock = context.getBean(LockRegistry.class).obtain("measured");
+                lock.lock();
+                try {
+                    // Bound by Spring Boot's metrics auto-configuration in an application; by hand here.
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    context.getBean(LockRegistryMetrics.class).bindTo(meters);
+                    assertThat(meters.get("distributed.lock.holds").gauge().value()).isEqualTo(1.0);
+                    assertThat(meters.get("distributed.lock.acquisitions").tag("outcome", "acquired")
+                        .functionCounter().count()).isEqualTo(1.0);
+                    assertThat(meters.get("distributed.lock.session.alive").gauge().value()).isEqualTo(1.0);
+                }
+                finally {
+                    lock.unlock();
+                }
+            });
     }
 
     private static Timer wait(MeterRegistry meters, String outcome, boolean fair) {

@@ -1,5 +1,7 @@
 package io.github.distlock.autoconfigure;
 
+import io.github.distlock.FencedLock;
+import io.github.distlock.LockRegistry;
 import io.github.distlock.actuate.DistributedLocksEndpoint;
 import io.github.distlock.actuate.DistributedLocksEndpointWebExtension;
 import org.junit.jupiter.api.Test;
@@ -52,12 +54,34 @@ class DistributedLocksEndpointAutoConfigurationTests {
     }
 
     @Test
-    void endpointBacksOffWithoutActuatorOrForTheInMemoryStore() {
+    void endpointBacksOffWithoutActuator() {
         this.contextRunner.withPropertyValues(ACCESS, EXPOSURE)
             .withClassLoader(new FilteredClassLoader(Endpoint.class.getPackageName(),
                     "org.springframework.boot.actuate.autoconfigure"))
             .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLocksEndpoint.class));
+    }
+
+    @Test
+    void theInMemoryStoreHasTheEndpointToo() {
         this.contextRunner.withPropertyValues(ACCESS, EXPOSURE, "distributed-lock.store=in-memory")
-            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLocksEndpoint.class));
+            .run((context) -> {
+                assertThat(context).hasNotFailed().hasSingleBean(DistributedLocksEndpoint.class);
+                FencedLock lock = context.getBean(LockRegistry.class).obtain("orders/7");
+                lock.lock();
+                try {
+                    DistributedLocksEndpoint.LockDescriptor described = context.getBean(DistributedLocksEndpoint.class)
+                        .lock(new String[] { "orders", "7" });
+                    assertThat(described.holder()).isNotNull();
+                    assertThat(described.holder().owner()).isEqualTo("in-memory");
+                    assertThat(described.holder().thread()).isEqualTo(Thread.currentThread().getName());
+                    assertThat(described.holder().fence()).isEqualTo(lock.getFence());
+                    assertThat(context.getBean(DistributedLocksEndpoint.class).locks().locks())
+                        .extracting(DistributedLocksEndpoint.LockDescriptor::key)
+                        .containsExactly("orders/7");
+                }
+                finally {
+                    lock.unlock();
+                }
+            });
     }
 }

@@ -127,7 +127,7 @@ class EtcdLockRegistryHealthIndicatorIntegrationTests {
                 Health down = quickHealth(indicator);
                 assertThat(down.getDetails()).containsEntry("session", "not started")
                     .hasEntrySatisfying("reason", (reason) -> assertThat(reason).asString()
-                        .startsWith("could not connect to etcd: ")
+                        .startsWith("could not connect to the lock store: ")
                         .doesNotContain(cluster.clientEndpoint().substring("http://".length())));
                 // Later probes neither wait for the attempt they start nor flap while it runs.
                 for (int i = 0; i < 5; i++) {

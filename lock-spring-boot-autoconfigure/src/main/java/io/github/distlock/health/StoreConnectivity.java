@@ -7,20 +7,20 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.InspectableLockRegistry;
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * Whether an {@link EtcdLockRegistry} is connected to etcd, for operations surfaces (health, the
+ * Whether a registry is connected to its lock store, for operations surfaces (health, the
  * {@code distributedlocks} endpoint) that must answer from what is known instead of waiting on
- * etcd. Without a live session it runs one {@link EtcdLockRegistry#connect() connect attempt} at a
- * time in the background, shared by every caller, and remembers why the last attempt failed until
- * one succeeds. Thread-safe.
+ * the store. Without a live session it runs one {@link InspectableLockRegistry#connect() connect
+ * attempt} at a time in the background, shared by every caller, and remembers why the last
+ * attempt failed until one succeeds. Thread-safe.
  */
-public final class EtcdConnectivity {
+public final class StoreConnectivity {
 
-    private final EtcdLockRegistry registry;
+    private final InspectableLockRegistry registry;
 
     private @Nullable CompletableFuture<Void> attempt;
 
@@ -32,7 +32,7 @@ public final class EtcdConnectivity {
      * Creates a tracker; no attempt starts before the first check.
      * @param registry the registry whose connection is tracked
      */
-    public EtcdConnectivity(EtcdLockRegistry registry) {
+    public StoreConnectivity(InspectableLockRegistry registry) {
         Assert.notNull(registry, "registry must not be null");
         this.registry = registry;
     }
@@ -93,9 +93,9 @@ public final class EtcdConnectivity {
 
     private Connection current() {
         if (this.lastFailure != null) {
-            return new Connection(State.UNREACHABLE, "could not connect to etcd: " + this.lastFailure);
+            return new Connection(State.UNREACHABLE, "could not connect to the lock store: " + this.lastFailure);
         }
-        return new Connection(State.CONNECTING, "not connected to etcd: a connect attempt is running");
+        return new Connection(State.CONNECTING, "not connected to the lock store: a connect attempt is running");
     }
 
     private synchronized void recordOutcome(@Nullable Void connected, @Nullable Throwable failure) {
@@ -103,8 +103,8 @@ public final class EtcdConnectivity {
     }
 
     /**
-     * Says why an etcd call of the registry failed without naming endpoints: the registry's own
-     * message names them, the etcd call failure it wraps names only the call and what went wrong.
+     * Says why a store call of the registry failed without naming endpoints: the registry's own
+     * message names them, the store call failure it wraps names only the call and what went wrong.
      * @param failure a failure of the registry, possibly wrapped by a future
      * @return a one-line description
      */
@@ -116,7 +116,7 @@ public final class EtcdConnectivity {
         return (shown.getMessage() != null) ? shown.getMessage() : shown.getClass().getSimpleName();
     }
 
-    /** How a registry stands with etcd. */
+    /** How a registry stands with its lock store. */
     public enum State {
 
         /** The registry holds a live session. */

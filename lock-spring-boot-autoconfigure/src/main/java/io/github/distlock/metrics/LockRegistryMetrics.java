@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
-import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.core.LockStatistics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -15,14 +15,15 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.util.Assert;
 
 /**
- * Meters of an {@link EtcdLockRegistry}, for every acquisition whether through
- * {@code @DistributedLock} or the {@code LockRegistry} API, tagged with the registry's
+ * Meters of a lock registry (any {@link InspectableLockRegistry}: etcd, in memory), for every
+ * acquisition whether through {@code @DistributedLock} or the {@code LockRegistry} API, tagged
+ * with the registry's
  * {@code namespace}:
  * <ul>
  * <li>{@code distributed.lock.acquisitions}: counter tagged {@code outcome} ({@code acquired},
  * {@code timeout}, {@code failed});</li>
  * <li>{@code distributed.lock.holds.lost}: counter of holds that ended without unlock;</li>
- * <li>{@code distributed.lock.backend.errors}: counter of etcd requests that failed or timed out;</li>
+ * <li>{@code distributed.lock.backend.errors}: counter of store requests that failed or timed out;</li>
  * <li>{@code distributed.lock.holds}: gauge of locks held right now;</li>
  * <li>{@code distributed.lock.waiting}: gauge of threads waiting for a lock right now;</li>
  * <li>{@code distributed.lock.session.alive}: gauge, 1 while the session lease is renewed, else 0;</li>
@@ -33,15 +34,15 @@ import org.springframework.util.Assert;
  * </ul>
  * Lock keys are never tags. Gauges are read when scraped; the counters read running totals.
  */
-public class EtcdLockRegistryMetrics implements MeterBinder {
+public class LockRegistryMetrics implements MeterBinder {
 
-    private final EtcdLockRegistry registry;
+    private final InspectableLockRegistry registry;
 
     /**
      * Creates the binder.
      * @param registry the registry to measure
      */
-    public EtcdLockRegistryMetrics(EtcdLockRegistry registry) {
+    public LockRegistryMetrics(InspectableLockRegistry registry) {
         Assert.notNull(registry, "registry must not be null");
         this.registry = registry;
     }
@@ -58,28 +59,28 @@ public class EtcdLockRegistryMetrics implements MeterBinder {
             .tags(tags)
             .register(meterRegistry);
         FunctionCounter.builder("distributed.lock.backend.errors", statistics, LockStatistics::getBackendErrors)
-            .description("etcd requests of the lock registry that failed or timed out")
+            .description("Lock store requests of the lock registry that failed or timed out")
             .tags(tags)
             .register(meterRegistry);
         FunctionCounter.builder("distributed.lock.sessions.lost", statistics, LockStatistics::getSessionsLost)
-            .description("Session leases lost because etcd acknowledged no keep-alive within the TTL")
+            .description("Lock store sessions lost: no renewal acknowledged within the lease TTL")
             .tags(tags)
             .register(meterRegistry);
-        Gauge.builder("distributed.lock.holds", this.registry, EtcdLockRegistry::getHeldLockCount)
+        Gauge.builder("distributed.lock.holds", this.registry, InspectableLockRegistry::getHeldLockCount)
             .description("Distributed locks held by this process right now")
             .tags(tags)
             .register(meterRegistry);
-        Gauge.builder("distributed.lock.waiting", this.registry, EtcdLockRegistry::getWaitingThreadCount)
+        Gauge.builder("distributed.lock.waiting", this.registry, InspectableLockRegistry::getWaitingThreadCount)
             .description("Threads of this process waiting for a distributed lock right now")
             .tags(tags)
             .register(meterRegistry);
         Gauge.builder("distributed.lock.session.alive", this.registry, r -> r.isSessionAlive() ? 1 : 0)
-            .description("1 while the lock session lease is renewed by etcd, 0 otherwise")
+            .description("1 while the lock store session is renewed, 0 otherwise")
             .tags(tags)
             .register(meterRegistry);
         TimeGauge.builder("distributed.lock.session.renewal.age", this.registry, TimeUnit.NANOSECONDS,
-                EtcdLockRegistryMetrics::renewalAgeNanos)
-            .description("Time since the latest keep-alive of the session lease that etcd acknowledged was sent")
+                LockRegistryMetrics::renewalAgeNanos)
+            .description("Time since the latest acknowledged renewal of the lock store session was sent")
             .tags(tags)
             .register(meterRegistry);
     }
@@ -93,7 +94,7 @@ public class EtcdLockRegistryMetrics implements MeterBinder {
             .register(meterRegistry);
     }
 
-    private static double renewalAgeNanos(EtcdLockRegistry registry) {
+    private static double renewalAgeNanos(InspectableLockRegistry registry) {
         Duration age = registry.getSessionRenewalAge();
         return (age != null) ? age.toNanos() : 0;
     }

@@ -1,4 +1,4 @@
-package io.github.distlock.etcd;
+package io.github.distlock;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -7,9 +7,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One lock as etcd showed it in one read: who holds it and who is queued behind, oldest first.
- * Read by {@link EtcdLockRegistry#describeLock(String, int)} and
- * {@link EtcdLockRegistry#describeLocks(int)}; the entries may belong to any process.
+ * One lock as its store showed it in one read: who holds it and who is queued behind, oldest
+ * first. Read by {@link InspectableLockRegistry#describeLock(String, int)} and
+ * {@link InspectableLockRegistry#describeLocks(int)}; the entries may belong to any process.
  *
  * @param key the lock key
  * @param holder the entry that owns the lock (the oldest), or {@code null} if the lock is free
@@ -33,20 +33,22 @@ public record LockSnapshot(String key, @Nullable Entry holder, List<Entry> waite
      * @param owner owner identity of the registry that wrote it (for example
      * {@code orders@host-1:4242})
      * @param thread name of the thread that asked for the lock, or {@code null} if not recorded
-     * @param fence the entry's create revision: the fence of the hold it is or will become
+     * @param fence the fence of the hold it is or will become (for etcd: the entry's create revision)
      * @param queuedAt when the entry was written, by the writer's clock: for the holder, when it
      * asked for the lock (it holds it since then, or since its predecessor released it), or
      * {@code null} if not recorded
-     * @param leaseId the etcd lease the entry is attached to, in hex as etcd tools show it
-     * @param leaseTimeToLive how long the lease lives without another keep-alive, whole seconds as
-     * etcd reports them, or {@code null} if the lease had just expired
+     * @param leaseId the session (lease) the entry is attached to, as the store's tools show it
+     * (for etcd: the lease id in hex)
+     * @param leaseTimeToLive how long the lease lives without another renewal (for etcd: whole
+     * seconds, as etcd reports them), or {@code null} if it just expired or the store has no
+     * lease
      */
     public record Entry(String owner, @Nullable String thread, long fence, @Nullable Instant queuedAt,
             String leaseId, @Nullable Duration leaseTimeToLive) {
 
         /** @return {@code owner/thread}, or the owner alone if no thread is recorded: how errors name a holder */
         public String describe() {
-            return new EntryValue(this.owner, this.thread, this.queuedAt).describe();
+            return (this.thread != null) ? this.owner + '/' + this.thread : this.owner;
         }
     }
 }

@@ -23,7 +23,7 @@ import static org.awaitility.Awaitility.await;
  * The meters of an {@link EtcdLockRegistry} against a real etcd: every one is registered with the
  * namespace tag and moves with what the registry does.
  */
-class EtcdLockRegistryMetricsTests {
+class LockRegistryMetricsTests {
 
     @RegisterExtension
     static final EtcdClusterExtension etcd = EtcdClusterExtension.single();
@@ -47,7 +47,7 @@ class EtcdLockRegistryMetricsTests {
             .leaseTtl(Duration.ofSeconds(3))
             .endpoints(etcd.clientEndpoints())
             .build();
-        new EtcdLockRegistryMetrics(this.registry).bindTo(this.meters);
+        new LockRegistryMetrics(this.registry).bindTo(this.meters);
     }
 
     @AfterEach
