@@ -4,7 +4,7 @@ import io.github.distlock.store.AbstractLockStoreContractTests;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
 
-/** The in-memory store against the store contract; its holds cannot be lost. */
+/** The in-memory store against the store contract; its holds and its session cannot be lost. */
 class InMemoryLockStoreContractTests extends AbstractLockStoreContractTests {
 
     private final InMemoryLockStore store = new InMemoryLockStore(InMemoryLockRegistry.OWNER);
@@ -21,6 +21,11 @@ class InMemoryLockStoreContractTests extends AbstractLockStoreContractTests {
 
     @Override
     protected boolean endHoldBehindTheStoresBack(StoreEntry entry) {
+        return false;
+    }
+
+    @Override
+    protected boolean endSessionBehindTheStoresBack(LockStore store) {
         return false;
     }
 }

@@ -64,6 +64,14 @@ class EtcdLockStoreContractIntegrationTests extends AbstractLockStoreContractTes
     }
 
     @Override
+    protected boolean endSessionBehindTheStoresBack(LockStore store) throws Exception {
+        // As etcd would after the TTL, or an operator's etcdctl lease revoke.
+        long lease = ((EtcdLockStore) store).sessions().liveLeaseId();
+        this.peerClient.getLeaseClient().revoke(lease).get(30, TimeUnit.SECONDS);
+        return true;
+    }
+
+    @Override
     protected boolean endHoldBehindTheStoresBack(StoreEntry entry) throws Exception {
         // As an operator's etcdctl del would.
         this.peerClient.getKVClient().delete(((QueueEntry) entry).key()).get(30, TimeUnit.SECONDS);

@@ -62,6 +62,15 @@ public abstract class AbstractLockStoreContractTests {
      */
     protected abstract boolean endHoldBehindTheStoresBack(StoreEntry entry) throws Exception;
 
+    /**
+     * Ends {@code store}'s current session behind its back, as an expiry would (for etcd: revokes
+     * its lease). Stores without sessions that can end return false.
+     * @param store a store with a live session
+     * @return whether the session was ended
+     * @throws Exception if the backend failed
+     */
+    protected abstract boolean endSessionBehindTheStoresBack(LockStore store) throws Exception;
+
     /** @return the listener the subclass's stores report losses to */
     protected final HoldLossListener lossListener() {
         return (entry, reason) -> this.losses.add(entry.lockKey() + ": " + reason);
@@ -240,5 +249,29 @@ public abstract class AbstractLockStoreContractTests {
         StoreEntry next = hold(peerStore(), this.key);
         assertThat(next.fence()).isGreaterThan(held.fence());
         assertThat(next.release()).isTrue();
+    }
+
+    @Test
+    void aLostSessionEndsEveryHoldOnItOnceAndTheNextAcquisitionStartsANewOne() throws Exception {
+        StoreEntry first = hold(store(), this.key);
+        StoreEntry second = hold(store(), this.key + "-other");
+        assertThat(store().isSessionAlive()).isTrue();
+        assertThat(store().sessionRenewalAge()).isNotNull();
+        assumeThat(endSessionBehindTheStoresBack(store())).as("sessions of this store can end").isTrue();
+        await().atMost(LONG).until(() -> first.lostReason() != null && second.lostReason() != null);
+        await().atMost(LONG).until(() -> this.losses.size() == 2);
+        assertThat(this.losses).anySatisfy(loss -> assertThat(loss).startsWith(this.key + ": "))
+            .anySatisfy(loss -> assertThat(loss).startsWith(this.key + "-other: "));
+        // The store may learn that the session ended only at its next renewal.
+        await().atMost(LONG).until(() -> !store().isSessionAlive());
+        first.discard();
+        second.discard();
+
+        StoreEntry next = hold(store(), this.key);
+        assertThat(next.fence()).isGreaterThan(first.fence());
+        assertThat(store().isSessionAlive()).isTrue();
+        assertThat(next.release()).isTrue();
+        assertThat(this.losses).as("each lost hold reported once").hasSize(2);
+        awaitFree(peerStore());
     }
 }
