@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: unit tests, and integration tests against real etcd processes that
-# the tests start themselves. Installs Debian's etcd-server first if no etcd binary is found.
+# Runs the whole test suite: unit tests, and integration tests against real etcd and Redis
+# processes that the tests start themselves. Installs Debian's etcd-server and redis-server first
+# if their binaries are not found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure-etcd.sh
+scripts/ensure-redis.sh
 
 exec mvn -B -ntp verify "$@"

@@ -1,6 +1,5 @@
 package io.github.distlock.testsupport;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -136,30 +135,7 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     private static Path locateEtcdBinary() {
-        String configured = System.getenv("ETCD_BIN");
-        if (configured != null && !configured.isBlank()) {
-            Path path = Path.of(configured);
-            if (!Files.isExecutable(path)) {
-                throw new IllegalStateException("ETCD_BIN=" + configured + " is not an executable file. "
-                        + "Point it to an etcd binary, or unset it after 'apt-get install -y etcd-server'.");
-            }
-            return path;
-        }
-        List<Path> candidates = new ArrayList<>();
-        candidates.add(Path.of("/usr/bin/etcd"));
-        String searchPath = System.getenv().getOrDefault("PATH", "");
-        for (String dir : searchPath.split(File.pathSeparator)) {
-            if (!dir.isBlank()) {
-                candidates.add(Path.of(dir, "etcd"));
-            }
-        }
-        return candidates.stream()
-                .filter(Files::isExecutable)
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException(
-                        "No etcd binary found (looked at $ETCD_BIN, /usr/bin/etcd and the PATH). "
-                                + "Install etcd 3.4 with 'apt-get install -y etcd-server' (Debian/Ubuntu), "
-                                + "or set ETCD_BIN to the path of an etcd binary."));
+        return ProcessSupport.locateBinary("ETCD_BIN", "etcd", "etcd-server");
     }
 
     /** Distinct free ports, all chosen while every socket is still open so that none is handed out twice. */

@@ -1,12 +1,16 @@
 package io.github.distlock.testsupport;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -15,7 +19,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 /**
- * Small process and file helpers shared by {@link EtcdCluster} and {@link JvmProcess}.
+ * Small process and file helpers shared by {@link EtcdCluster}, {@link RedisServer} and {@link JvmProcess}.
  */
 final class ProcessSupport {
 
@@ -127,6 +131,51 @@ final class ProcessSupport {
         }
         catch (IOException | RuntimeException ex) {
             return "(could not read " + file + ": " + ex + ")";
+        }
+    }
+
+    /**
+     * Finds a server binary: {@code $<variable>} if set (which must then be executable), else
+     * {@code /usr/bin/<name>}, else {@code <name>} on the {@code PATH}.
+     * @param variable the environment variable that overrides the search, e.g. {@code ETCD_BIN}
+     * @param name the binary's file name, e.g. {@code etcd}
+     * @param debianPackage the Debian package that installs it, for the error message
+     * @return the binary
+     * @throws IllegalStateException naming what was looked at and how to install it
+     */
+    static Path locateBinary(String variable, String name, String debianPackage) {
+        String configured = System.getenv(variable);
+        if (configured != null && !configured.isBlank()) {
+            Path path = Path.of(configured);
+            if (!Files.isExecutable(path)) {
+                throw new IllegalStateException(variable + "=" + configured + " is not an executable file. Point it to "
+                        + "a " + name + " binary, or unset it after 'apt-get install -y " + debianPackage + "'.");
+            }
+            return path;
+        }
+        List<Path> candidates = new ArrayList<>();
+        candidates.add(Path.of("/usr/bin", name));
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (!dir.isBlank()) {
+                candidates.add(Path.of(dir, name));
+            }
+        }
+        return candidates.stream()
+            .filter(Files::isExecutable)
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("No " + name + " binary found (looked at $" + variable
+                    + ", /usr/bin/" + name + " and the PATH). Install it with 'apt-get install -y " + debianPackage
+                    + "' (Debian/Ubuntu; scripts/test.sh does), or set " + variable + " to the path of a " + name
+                    + " binary."));
+    }
+
+    /** A loopback port that was free a moment ago; callers retry if it is taken before they bind it. */
+    static int freeLoopbackPort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return socket.getLocalPort();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not find a free loopback port", ex);
         }
     }
 
