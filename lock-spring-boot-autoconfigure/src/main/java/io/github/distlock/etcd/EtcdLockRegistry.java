@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LockRegistry} whose locks are shared by every process that uses the same etcd cluster
- * and namespace.
+ * and namespace: the lock core ({@link LockCore}: holds, reentrancy, the unfair gate, waiting,
+ * loss reporting) over the etcd store, which decides who holds.
  *
  * <p><b>How it works.</b> Each lock key has a queue in etcd: an acquisition writes an entry under
  * the key's root, attached to the registry's session lease, and owns the lock when its entry is
@@ -49,8 +50,8 @@ import org.jspecify.annotations.Nullable;
  * {@link LockAcquisitionException}; an untimed one ({@code lock()}) throws once etcd has failed
  * for longer than the request timeout. A zero or negative timeout makes one attempt, which may
  * take up to {@code min(request timeout, 1 s)} when etcd is slow; so may a timed attempt whose
- * timeout is shorter than that. Entries of waiters that give
- * up are deleted in the background, retried until etcd confirms.
+ * timeout is shorter than that. Entries of waiters that give up are deleted in the background,
+ * retried until etcd confirms.
  *
  * <p>{@link #close()} revokes the lease, which releases every lock held through this registry;
  * holds still open then report themselves lost. The {@link Client} is not closed.
