@@ -144,8 +144,8 @@ final class InMemoryLockStore implements LockStore {
         /** Completes when the entry is the head of its queue. */
         private final CompletableFuture<Void> turn = new CompletableFuture<>();
 
-        // Written in the compute that queues the entry, before the owning thread reads it.
-        private long fence;
+        // Written once, before the entry is added to its queue, where other threads read it.
+        private volatile long fence;
 
         private volatile @Nullable String ahead;
 
@@ -163,7 +163,12 @@ final class InMemoryLockStore implements LockStore {
             return this.key;
         }
 
-        /** Fences are drawn when the entry is queued, so an entry seen in a queue has its own. */
+        /** How errors and {@code getHolder()} name the entry's writer: {@code owner/thread}, as for every store. */
+        String name() {
+            return InMemoryLockStore.this.owner + '/' + this.thread;
+        }
+
+        /** The fence is drawn before the entry is queued, so an entry seen in a queue has its own. */
         LockSnapshot.Entry describe() {
             return new LockSnapshot.Entry(InMemoryLockStore.this.owner, this.thread, this.fence, this.queuedAt,
                     NAMESPACE, null);
@@ -173,14 +178,15 @@ final class InMemoryLockStore implements LockStore {
         public boolean acquire(Wait wait, Wait attempt) throws InterruptedException {
             InMemoryLockStore.this.queues.compute(this.key, (k, queue) -> {
                 Deque<MemoryEntry> joined = (queue != null) ? queue : new ConcurrentLinkedDeque<>();
-                joined.addLast(this);
+                // Drawn before the entry is published: readers walk the queue without the compute.
                 this.fence = InMemoryLockStore.this.fences.incrementAndGet();
+                joined.addLast(this);
                 MemoryEntry head = joined.peekFirst();
                 if (head == this) {
                     this.turn.complete(null);
                 }
                 else {
-                    this.ahead = head.thread;
+                    this.ahead = head.name();
                 }
                 return joined;
             });
@@ -207,7 +213,7 @@ final class InMemoryLockStore implements LockStore {
                 if (!owned) {
                     Deque<MemoryEntry> queue = InMemoryLockStore.this.queues.get(this.key);
                     MemoryEntry head = (queue != null) ? queue.peekFirst() : null;
-                    this.ahead = (head != null && head != this) ? head.thread : null;
+                    this.ahead = (head != null && head != this) ? head.name() : null;
                     remove();
                 }
             }

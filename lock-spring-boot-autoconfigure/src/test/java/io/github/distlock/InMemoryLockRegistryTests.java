@@ -209,6 +209,55 @@ class InMemoryLockRegistryTests extends AbstractLockRegistryContractTests {
     }
 
     @Test
+    void aReadNeverSeesAnEntryWithoutItsFenceNorNamesItsWriterDifferently() throws Exception {
+        FencedLock held = this.registry.obtain("read-while-queueing");
+        held.lock();
+        try {
+            AtomicInteger running = new AtomicInteger(3);
+            List<Future<?>> contenders = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                contenders.add(this.threads.submit(() -> {
+                    try {
+                        FencedLock lock = this.registry.obtain("read-while-queueing", true);
+                        for (int n = 0; n < 20_000; n++) {
+                            assertThat(lock.tryLock(0, MILLISECONDS)).isFalse();
+                        }
+                        assertThat(lock.getLastSeenHolder()).isEqualTo(held.getHolder());
+                        return null;
+                    }
+                    finally {
+                        running.decrementAndGet();
+                    }
+                }));
+            }
+            long reads = 0;
+            long deadline = System.nanoTime() + BOUND.toNanos();
+            while (running.get() > 0 && System.nanoTime() - deadline < 0) {
+                LockSnapshot lock = this.registry.describeLock("read-while-queueing", 100);
+                long previous = 0;
+                for (LockSnapshot.Entry entry : concat(lock.holder(), lock.waiters())) {
+                    assertThat(entry.fence()).as("fence of %s after %d reads", entry, reads).isGreaterThan(previous);
+                    previous = entry.fence();
+                }
+                reads++;
+            }
+            for (Future<?> contender : contenders) {
+                contender.get(BOUND.toMillis(), MILLISECONDS);
+            }
+        }
+        finally {
+            held.unlock();
+        }
+    }
+
+    private static List<LockSnapshot.Entry> concat(LockSnapshot.Entry holder, List<LockSnapshot.Entry> waiters) {
+        List<LockSnapshot.Entry> all = new ArrayList<>();
+        all.add(holder);
+        all.addAll(waiters);
+        return all;
+    }
+
+    @Test
     void separateRegistriesDoNotShareLocks() throws Exception {
         InMemoryLockRegistry other = new InMemoryLockRegistry();
         FencedLock lock = this.registry.obtain("key");
