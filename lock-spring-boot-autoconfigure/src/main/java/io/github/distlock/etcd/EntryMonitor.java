@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
@@ -19,8 +20,10 @@ import org.jspecify.annotations.Nullable;
  * is remembered and applied to the predecessor that read finds, so a handoff in that window is
  * never missed; a deletion of a key named like the entry's own counts only if it is newer than
  * the entry's write (keys are reused); the loss reason is set once and reported as a lost hold
- * only if the entry held then; becoming the holder and a resync request are ordered by the lock,
- * so a resync during the final read is seen either by the holder or by {@link #resync()}.
+ * exactly once: by {@link #markLost} if the entry held then, by the release if it was seen while
+ * releasing, never if the entry had not become the holder (which {@link #becomeHolder()} then
+ * refuses); becoming the holder and a resync request are ordered by the lock, so a resync during
+ * the final read is seen either by the holder or by {@link #resync()}.
  */
 final class EntryMonitor {
 
@@ -28,7 +31,7 @@ final class EntryMonitor {
 
     private final Condition changed = this.lock.newCondition();
 
-    private final EtcdSession session;
+    private final BooleanSupplier sessionAlive;
 
     private @Nullable ByteSequence predecessor;
 
@@ -52,8 +55,15 @@ final class EntryMonitor {
 
     private volatile @Nullable String lostReason;
 
-    EntryMonitor(EtcdSession session) {
-        this.session = session;
+    /** Our own release or discard started: a loss seen from now on is reported by the release. */
+    private boolean releasing;
+
+    /** The loss was first seen while releasing, and the release has not reported it yet. */
+    private boolean lostWhileReleasing;
+
+    /** @param sessionAlive whether the entry's session is alive right now */
+    EntryMonitor(BooleanSupplier sessionAlive) {
+        this.sessionAlive = sessionAlive;
     }
 
     /** A read of the queue is about to be sent: forget what an older read found. */
@@ -148,10 +158,10 @@ final class EntryMonitor {
             try {
                 long left = remaining;
                 while (!this.predecessorGone && !this.resyncRequested && this.lostReason == null
-                        && this.session.isAlive() && left > 0) {
+                        && this.sessionAlive.getAsBoolean() && left > 0) {
                     left = this.changed.awaitNanos(left);
                 }
-                if (this.lostReason != null || !this.session.isAlive()) {
+                if (this.lostReason != null || !this.sessionAlive.getAsBoolean()) {
                     return false;
                 }
                 return this.predecessorGone || this.resyncRequested || rereadAnyway;
@@ -181,14 +191,19 @@ final class EntryMonitor {
     }
 
     /**
-     * The entry owns the lock from now on.
-     * @return whether a resync was requested during the final read, so the hold must be verified
+     * The final read found no older entry: the entry owns the lock from now on, unless it was lost
+     * meanwhile. Under the lock with {@link #markLost}, so a loss is either seen here (and the hold
+     * refused) or reported as a lost hold, never neither.
+     * @return how the handover went
      */
-    boolean becomeHolder() {
+    Handover becomeHolder() {
         this.lock.lock();
         try {
+            if (this.lostReason != null || !this.sessionAlive.getAsBoolean()) {
+                return Handover.LOST;
+            }
             this.holding = true;
-            return this.resyncRequested;
+            return this.resyncRequested ? Handover.HOLDING_UNVERIFIED : Handover.HOLDING;
         }
         finally {
             this.lock.unlock();
@@ -216,24 +231,51 @@ final class EntryMonitor {
      * @return whether this was the first loss and the entry held: the hold must be reported lost
      */
     boolean markLost(String reason) {
-        boolean first;
         this.lock.lock();
         try {
-            first = this.lostReason == null;
+            boolean first = this.lostReason == null;
             if (first) {
                 this.lostReason = reason;
+                this.lostWhileReleasing = this.releasing;
             }
             this.changed.signalAll();
+            return first && this.holding;
         }
         finally {
             this.lock.unlock();
         }
-        return first && this.holding;
     }
 
-    /** The hold ended by our own release or discard; no later loss is a lost hold. */
+    /** Our own release or discard starts: the deletion it causes is no lost hold. */
     void released() {
-        this.holding = false;
+        this.lock.lock();
+        try {
+            this.holding = false;
+            this.releasing = true;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * The release found the entry already gone: the hold ended before its unlock.
+     * @return whether that loss is still to be reported (it was not reported while held)
+     */
+    boolean lostAtRelease(String reason) {
+        this.lock.lock();
+        try {
+            boolean first = this.lostReason == null;
+            if (first) {
+                this.lostReason = reason;
+            }
+            boolean report = first || this.lostWhileReleasing;
+            this.lostWhileReleasing = false;
+            return report;
+        }
+        finally {
+            this.lock.unlock();
+        }
     }
 
     boolean isHolding() {
@@ -258,5 +300,18 @@ final class EntryMonitor {
         finally {
             this.lock.unlock();
         }
+    }
+
+    /** How {@link #becomeHolder()} went. */
+    enum Handover {
+
+        /** The entry holds. */
+        HOLDING,
+
+        /** The entry holds, but events may have been missed during the final read: verify the hold. */
+        HOLDING_UNVERIFIED,
+
+        /** The entry or its session was lost first: it does not hold. */
+        LOST
     }
 }

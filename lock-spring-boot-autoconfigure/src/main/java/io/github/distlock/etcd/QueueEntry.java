@@ -82,7 +82,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         this.key = EtcdKeyspace.entry(root, session.leaseId(), this.slot);
         this.value = value;
         this.session = session;
-        this.monitor = new EntryMonitor(session);
+        this.monitor = new EntryMonitor(session::isAlive);
         this.verifier = new HoldVerifier(this, store);
     }
 
@@ -181,8 +181,15 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
                     }
                 }
             }
+            EntryMonitor.Handover handover = this.monitor.becomeHolder();
+            if (handover == EntryMonitor.Handover.LOST) {
+                // Lost between the final read and now: not a hold, so not a lost hold; queue again.
+                owned = false;
+                String reason = lostReason();
+                throw lost((reason != null) ? reason : ENTRY_DELETED);
+            }
             // A resync during the final read means a deletion of our own key may have fallen into a watch gap.
-            if (this.monitor.becomeHolder()) {
+            if (handover == EntryMonitor.Handover.HOLDING_UNVERIFIED) {
                 this.verifier.request();
             }
             return true;
@@ -373,8 +380,10 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
                     this.store.requestTimeoutNanos(), "lock release");
             this.store.terms().observe(response);
             confirmedGone();
-            if (!response.isSucceeded()) {
-                markLost(ENTRY_DELETED);
+            if (!response.isSucceeded() && this.monitor.lostAtRelease(ENTRY_DELETED)) {
+                // Gone before the unlock, and not reported while held: report it now, once.
+                String reason = lostReason();
+                this.store.holdLost(this, (reason != null) ? reason : ENTRY_DELETED);
             }
             return response.isSucceeded();
         }

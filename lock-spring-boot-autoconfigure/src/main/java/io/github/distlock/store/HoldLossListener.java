@@ -5,7 +5,8 @@ package io.github.distlock.store;
 public interface HoldLossListener {
 
     /**
-     * A hold ended without its release: reported once per entry, on a store thread. Must not block.
+     * A hold ended without its release: reported exactly once per held entry, on whichever thread
+     * noticed (a store thread, or an acquiring or releasing thread). Must not block.
      * @param entry the entry that was held
      * @param reason why it ended
      */

@@ -26,8 +26,10 @@ import org.jspecify.annotations.Nullable;
  * in the order they were written; the fence of an entry is strictly greater than the fence of
  * every entry of the key written before it, also across sessions, processes and server restarts.</li>
  * <li><b>Loss.</b> When a held entry ends without its release (session lost, entry deleted), the
- * store tells its {@link HoldLossListener} exactly once, and {@link StoreEntry#lostReason()}
- * turns non-null for good.</li>
+ * store tells its {@link HoldLossListener} exactly once, also when only the release finds the
+ * entry gone, and {@link StoreEntry#lostReason()} turns non-null for good. An entry lost before
+ * it owned its key is no lost hold: {@link StoreEntry#acquire} then throws
+ * {@link EntryLostException} rather than return true.</li>
  * <li><b>Clean-up, in one place.</b> Entries whose acquisition gave up, whose release was not
  * confirmed, or whose write had an unknown outcome (ghosts) are deleted in the background,
  * retried until the server confirms or their session ends; none delays a later waiter for longer
@@ -46,7 +48,8 @@ public interface LockStore {
      * being started first if there is none alive. Nothing is written yet.
      * @param key the lock key
      * @param attempt bounds starting a session
-     * @return the entry; the store tracks it until it gave up or was released
+     * @return the entry; the store tracks it until it gave up or was released, so the caller must
+     * call {@link StoreEntry#acquire} on it exactly once
      * @throws StoreUnavailableException if no session could be started within {@code attempt}
      * @throws InterruptedException if {@code attempt} is interruptible and the thread was interrupted
      */

@@ -5,8 +5,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One acquisition's entry in a store: written once, owns its key when every older entry of the
- * key is gone, and is then released or lost. Used by one thread at a time, except for
- * {@link #lostReason()}, {@link #isWaiting()} and {@link #isHolding()}, which any thread may read.
+ * key is gone, and is then released or lost. {@link #acquire}, {@link #release()} and
+ * {@link #discard()} are called by the acquiring thread, one at a time; the queries
+ * ({@link #lockKey()}, {@link #fence()}, {@link #ahead()}, {@link #lostReason()},
+ * {@link #isWaiting()}, {@link #isHolding()}) may be called by any thread at any time.
  */
 public interface StoreEntry {
 
