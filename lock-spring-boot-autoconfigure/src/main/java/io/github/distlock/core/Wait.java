@@ -17,6 +17,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Wait {
 
+    /** Longest deadline a step gets (about 146 years): far enough, and never overflows the clock. */
+    private static final long MAX_STEP_NANOS = Long.MAX_VALUE / 2;
+
     private final boolean timed;
 
     private final long deadlineNanos;
@@ -90,9 +93,12 @@ public final class Wait {
      * @return the bounded wait
      */
     public Wait atMost(long nanos) {
-        long stepDeadline = System.nanoTime() + Math.max(0, nanos);
-        return new Wait(true, (this.timed && this.deadlineNanos - stepDeadline < 0) ? this.deadlineNanos : stepDeadline,
-                this.interruptible);
+        long bound = Math.max(0, nanos);
+        // Compared as durations: a deadline near Long.MAX_VALUE nanoseconds away would overflow.
+        if (this.timed && remainingNanos() <= bound) {
+            return new Wait(true, this.deadlineNanos, this.interruptible);
+        }
+        return new Wait(true, System.nanoTime() + Math.min(bound, MAX_STEP_NANOS), this.interruptible);
     }
 
     /**

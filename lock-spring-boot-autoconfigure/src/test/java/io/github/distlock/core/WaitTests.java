@@ -56,6 +56,20 @@ class WaitTests {
     }
 
     @Test
+    void aStepBoundNearLongMaxValueNeitherOverflowsNorOutlivesTheWait() {
+        Wait over = Wait.timeout(0, true);
+        assertThat(over.atMost(Long.MAX_VALUE).isOver()).as("an ended wait stays ended").isTrue();
+        Wait shortWait = Wait.timeout(TimeUnit.MILLISECONDS.toNanos(50), true);
+        assertThat(shortWait.atMost(Long.MAX_VALUE).deadlineNanos()).isEqualTo(shortWait.deadlineNanos());
+        Wait untimed = Wait.untimed(false).atMost(Long.MAX_VALUE);
+        assertThat(untimed.isOver()).isFalse();
+        assertThat(untimed.remainingNanos()).isPositive();
+        Wait far = Wait.timeout(Long.MAX_VALUE, true);
+        assertThat(far.isOver()).isFalse();
+        assertThat(far.atMost(TimeUnit.SECONDS.toNanos(1)).remainingNanos()).isBetween(1L, TimeUnit.SECONDS.toNanos(1));
+    }
+
+    @Test
     void anInterruptibleWaitThrowsOnInterrupt() {
         Thread.currentThread().interrupt();
         assertThatExceptionOfType(InterruptedException.class)
