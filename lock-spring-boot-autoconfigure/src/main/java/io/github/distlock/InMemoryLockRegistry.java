@@ -41,7 +41,7 @@ public final class InMemoryLockRegistry implements InspectableLockRegistry {
 
     private final InMemoryLockStore store = new InMemoryLockStore(OWNER);
 
-    private final LockStatistics statistics = new LockStatistics();
+    private final LockStatistics.Recorder statistics = LockStatistics.recorder();
 
     private final LockCore core = new LockCore(this.store, this.statistics, OWNER);
 
@@ -67,7 +67,7 @@ public final class InMemoryLockRegistry implements InspectableLockRegistry {
 
     @Override
     public LockStatistics getStatistics() {
-        return this.statistics;
+        return this.statistics.statistics();
     }
 
     @Override

@@ -43,7 +43,7 @@ public final class LockCore implements HoldLossListener {
 
     private final LockStore store;
 
-    private final LockStatistics statistics;
+    private final LockStatistics.Recorder statistics;
 
     private final String ownerIdentity;
 
@@ -59,7 +59,7 @@ public final class LockCore implements HoldLossListener {
      * @param statistics the registry's totals, shared with the store
      * @param ownerIdentity how this process names itself as a holder, for messages
      */
-    public LockCore(LockStore store, LockStatistics statistics, String ownerIdentity) {
+    public LockCore(LockStore store, LockStatistics.Recorder statistics, String ownerIdentity) {
         this.store = store;
         this.statistics = statistics;
         this.ownerIdentity = ownerIdentity;
@@ -389,7 +389,7 @@ public final class LockCore implements HoldLossListener {
 
     /** @return the registry's totals */
     public LockStatistics statistics() {
-        return this.statistics;
+        return this.statistics.statistics();
     }
 
     /** @return threads of this process that hold a key and have not lost it (a reentrant hold counts once) */

@@ -22,8 +22,7 @@ public final class LockStatistics {
 
     private final LongAdder backendErrors = new LongAdder();
 
-    /** Starts every total at zero. */
-    public LockStatistics() {
+    private LockStatistics() {
     }
 
     /** @return acquisitions that took a lock (reentrant acquisitions of a held lock not counted) */
@@ -59,33 +58,59 @@ public final class LockStatistics {
         return this.backendErrors.sum();
     }
 
-    /** Counts one more. */
-    public void acquired() {
-        this.acquired.increment();
+    /**
+     * Starts the totals of a new registry.
+     * @return the recorder that counts; its {@link Recorder#statistics()} is what the registry shows
+     */
+    public static Recorder recorder() {
+        return new Recorder(new LockStatistics());
     }
 
-    /** Counts one more. */
-    public void timedOut() {
-        this.timedOut.increment();
-    }
+    /**
+     * What counts into one {@link LockStatistics}: held by the registry's core and store only, so
+     * that the totals a registry shows can be read but not changed by its users.
+     */
+    public static final class Recorder {
 
-    /** Counts one more. */
-    public void failed() {
-        this.failed.increment();
-    }
+        private final LockStatistics statistics;
 
-    /** Counts one more. */
-    public void holdLost() {
-        this.holdsLost.increment();
-    }
+        private Recorder(LockStatistics statistics) {
+            this.statistics = statistics;
+        }
 
-    /** Counts one more. */
-    public void sessionLost() {
-        this.sessionsLost.increment();
-    }
+        /** @return the totals this recorder counts into */
+        public LockStatistics statistics() {
+            return this.statistics;
+        }
 
-    /** Counts one more. */
-    public void backendError() {
-        this.backendErrors.increment();
+        /** Counts an acquisition that took a lock. */
+        public void acquired() {
+            this.statistics.acquired.increment();
+        }
+
+        /** Counts an acquisition whose wait ended while the lock was taken. */
+        public void timedOut() {
+            this.statistics.timedOut.increment();
+        }
+
+        /** Counts an acquisition that failed with a {@link io.github.distlock.LockAcquisitionException}. */
+        public void failed() {
+            this.statistics.failed.increment();
+        }
+
+        /** Counts a hold that ended without its holder's unlock. */
+        public void holdLost() {
+            this.statistics.holdsLost.increment();
+        }
+
+        /** Counts a session lost. */
+        public void sessionLost() {
+            this.statistics.sessionsLost.increment();
+        }
+
+        /** Counts a store request that failed or timed out. */
+        public void backendError() {
+            this.statistics.backendErrors.increment();
+        }
     }
 }

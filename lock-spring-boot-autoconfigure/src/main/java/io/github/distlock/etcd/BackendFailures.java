@@ -9,11 +9,11 @@ import io.github.distlock.core.LockStatistics;
  */
 final class BackendFailures {
 
-    private final LockStatistics statistics;
+    private final LockStatistics.Recorder statistics;
 
     private final ChannelReconnect reconnect;
 
-    BackendFailures(LockStatistics statistics, ChannelReconnect reconnect) {
+    BackendFailures(LockStatistics.Recorder statistics, ChannelReconnect reconnect) {
         this.statistics = statistics;
         this.reconnect = reconnect;
     }

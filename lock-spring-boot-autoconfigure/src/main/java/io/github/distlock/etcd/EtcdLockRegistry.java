@@ -73,7 +73,7 @@ public final class EtcdLockRegistry implements InspectableLockRegistry, AutoClos
 
     private final String ownerIdentity;
 
-    private final LockStatistics statistics = new LockStatistics();
+    private final LockStatistics.Recorder statistics = LockStatistics.recorder();
 
     private final EtcdLockStore store;
 
@@ -212,7 +212,7 @@ public final class EtcdLockRegistry implements InspectableLockRegistry, AutoClos
     /** @return running totals of acquisitions, timeouts, losses and etcd errors of this registry */
     @Override
     public LockStatistics getStatistics() {
-        return this.statistics;
+        return this.statistics.statistics();
     }
 
     /**

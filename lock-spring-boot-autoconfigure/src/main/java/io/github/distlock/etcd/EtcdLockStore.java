@@ -69,7 +69,7 @@ final class EtcdLockStore implements LockStore {
     private volatile boolean closed;
 
     EtcdLockStore(Client client, EtcdKeyspace keyspace, Duration leaseTtl, Duration requestTimeout,
-            String ownerIdentity, String endpoints, LockStatistics statistics, HoldLossListener lossListener) {
+            String ownerIdentity, String endpoints, LockStatistics.Recorder statistics, HoldLossListener lossListener) {
         this.client = client;
         this.keyspace = keyspace;
         this.ownerIdentity = ownerIdentity;

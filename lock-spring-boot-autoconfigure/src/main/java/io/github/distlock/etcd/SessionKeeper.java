@@ -39,7 +39,7 @@ final class SessionKeeper {
 
     private final RaftTerms terms;
 
-    private final LockStatistics statistics;
+    private final LockStatistics.Recorder statistics;
 
     private final BackendFailures failures;
 
@@ -60,7 +60,7 @@ final class SessionKeeper {
      * that can block
      */
     SessionKeeper(Client client, long leaseTtlSeconds, long requestTimeoutNanos,
-            ScheduledExecutorService sessionScheduler, RaftTerms terms, LockStatistics statistics,
+            ScheduledExecutorService sessionScheduler, RaftTerms terms, LockStatistics.Recorder statistics,
             BackendFailures failures) {
         this.client = client;
         this.leaseTtlSeconds = leaseTtlSeconds;

@@ -42,7 +42,7 @@ class EtcdLockStoreContractIntegrationTests extends AbstractLockStoreContractTes
 
     private EtcdLockStore store(Client client, EtcdKeyspace keyspace, String owner) {
         return new EtcdLockStore(client, keyspace, Duration.ofSeconds(5), Duration.ofSeconds(5), owner,
-                String.valueOf(etcd.clientEndpoints()), new LockStatistics(), lossListener());
+                String.valueOf(etcd.clientEndpoints()), LockStatistics.recorder(), lossListener());
     }
 
     @AfterEach
