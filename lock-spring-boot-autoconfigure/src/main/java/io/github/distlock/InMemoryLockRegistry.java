@@ -1,12 +1,9 @@
 package io.github.distlock;
 
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
-import io.github.distlock.core.LockCore;
-import io.github.distlock.core.LockStatistics;
+import io.github.distlock.core.CoreLockRegistry;
 
 /**
  * A {@link LockRegistry} whose locks live in this JVM only: the lock core of every registry over
@@ -34,80 +31,15 @@ import io.github.distlock.core.LockStatistics;
  * never thrown, and a thread that dies while holding a lock blocks its key for good. Conditions
  * are not supported. State is kept only for keys that are held or waited for.
  */
-public final class InMemoryLockRegistry implements InspectableLockRegistry {
+public final class InMemoryLockRegistry extends CoreLockRegistry {
 
     /** How in-memory holds name their owner: every hold is of this JVM. */
     static final String OWNER = "in-memory";
 
-    private final InMemoryLockStore store = new InMemoryLockStore(OWNER);
-
-    private final LockStatistics.Recorder statistics = LockStatistics.recorder();
-
-    private final LockCore core = new LockCore(this.store, this.statistics, OWNER);
-
-    @Override
-    public FencedLock obtain(String key) {
-        return obtain(key, false);
-    }
-
-    @Override
-    public FencedLock obtain(String key, boolean fair) {
-        return this.core.obtain(key, fair);
-    }
-
-    @Override
-    public LockSnapshot describeLock(String key, int maxEntries) {
-        return this.core.describeLock(key, maxEntries);
-    }
-
-    @Override
-    public NamespaceSnapshot describeLocks(int maxEntries) {
-        return this.core.describeLocks(maxEntries);
-    }
-
-    @Override
-    public LockStatistics getStatistics() {
-        return this.statistics.statistics();
-    }
-
-    @Override
-    public int getHeldLockCount() {
-        return this.core.heldLockCount();
-    }
-
-    @Override
-    public int getWaitingThreadCount() {
-        return this.core.waitingThreadCount();
-    }
-
-    /** @return always true: the in-memory store has no session to lose */
-    @Override
-    public boolean isSessionAlive() {
-        return true;
-    }
-
-    /** @return always zero: nothing needs renewing */
-    @Override
-    public Duration getSessionRenewalAge() {
-        return Duration.ZERO;
-    }
-
-    /** @return a completed future: there is nothing to connect to */
-    @Override
-    public CompletableFuture<Void> connect() {
-        return this.store.connect();
-    }
-
-    /** @return {@value InMemoryLockStore#NAMESPACE}: locks are shared by the users of this registry instance only */
-    @Override
-    public String getNamespace() {
-        return this.store.namespace();
-    }
-
-    /** @return {@value #OWNER} */
-    @Override
-    public String getOwnerIdentity() {
-        return OWNER;
+    /** Creates a registry whose locks are shared by the users of this instance only. */
+    public InMemoryLockRegistry() {
+        // Holds in memory are never lost, so the store has no losses to report.
+        super(OWNER, (statistics, losses) -> new InMemoryLockStore(OWNER));
     }
 
     /**
@@ -116,13 +48,13 @@ public final class InMemoryLockRegistry implements InspectableLockRegistry {
      * @return the number of waiting threads
      */
     int getQueueLength(String key) {
-        return this.core.waitingThreadCount(key);
+        return core().waitingThreadCount(key);
     }
 
     /** @return how many keys are currently held or waited for, that is how many keys have state */
     int size() {
-        Set<String> keys = new HashSet<>(this.core.activeKeys());
-        keys.addAll(this.store.keys());
+        Set<String> keys = new HashSet<>(core().activeKeys());
+        keys.addAll(((InMemoryLockStore) store()).keys());
         return keys.size();
     }
 }

@@ -6,19 +6,14 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
-import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.LockRegistry;
-import io.github.distlock.LockSnapshot;
-import io.github.distlock.NamespaceSnapshot;
+import io.github.distlock.core.CoreLockRegistry;
 import io.github.distlock.core.LockCore;
-import io.github.distlock.core.LockStatistics;
-import io.github.distlock.store.StoreEntry;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,7 +51,7 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #close()} revokes the lease, which releases every lock held through this registry;
  * holds still open then report themselves lost. The {@link Client} is not closed.
  */
-public final class EtcdLockRegistry implements InspectableLockRegistry, AutoCloseable {
+public final class EtcdLockRegistry extends CoreLockRegistry implements AutoCloseable {
 
     /** Default namespace under which all lock entries live. */
     public static final String DEFAULT_NAMESPACE = "/distributed-lock/";
@@ -67,17 +62,7 @@ public final class EtcdLockRegistry implements InspectableLockRegistry, AutoClos
     /** Default bound on each etcd request. */
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
 
-    private final EtcdKeyspace keyspace;
-
     private final Duration leaseTtl;
-
-    private final String ownerIdentity;
-
-    private final LockStatistics.Recorder statistics = LockStatistics.recorder();
-
-    private final EtcdLockStore store;
-
-    private final LockCore core;
 
     /**
      * Creates a registry with the default request timeout.
@@ -92,17 +77,14 @@ public final class EtcdLockRegistry implements InspectableLockRegistry, AutoClos
     }
 
     private EtcdLockRegistry(Builder builder) {
-        this.keyspace = new EtcdKeyspace(builder.namespace);
+        super(builder.ownerIdentity, (statistics, losses) -> new EtcdLockStore(builder.client,
+                new EtcdKeyspace(builder.namespace), builder.leaseTtl, builder.requestTimeout, builder.ownerIdentity,
+                builder.endpoints, statistics, losses));
         this.leaseTtl = builder.leaseTtl;
-        this.ownerIdentity = builder.ownerIdentity;
-        // The store reports losses to the core, which exists before any entry can be held.
-        this.store = new EtcdLockStore(builder.client, this.keyspace, builder.leaseTtl, builder.requestTimeout,
-                builder.ownerIdentity, builder.endpoints, this.statistics, this::holdLost);
-        this.core = new LockCore(this.store, this.statistics, builder.ownerIdentity);
     }
 
-    private void holdLost(StoreEntry entry, String reason) {
-        this.core.holdLost(entry, reason);
+    private EtcdLockStore etcd() {
+        return (EtcdLockStore) store();
     }
 
     /**
@@ -140,107 +122,6 @@ public final class EtcdLockRegistry implements InspectableLockRegistry, AutoClos
         return new Builder(client);
     }
 
-    @Override
-    public FencedLock obtain(String key) {
-        return obtain(key, false);
-    }
-
-    @Override
-    public FencedLock obtain(String key, boolean fair) {
-        return this.core.obtain(key, fair);
-    }
-
-    /**
-     * Grants the session lease and opens the watch stream in the background, so that the first
-     * acquisition does not pay for connecting: a cold client may need longer than the one
-     * attempt a {@code tryLock()} or a zero wait timeout gets. Optional; acquisitions connect on
-     * demand, and a failure here only means the first acquisition will try again.
-     * @return completes once connected, or exceptionally with the etcd failure
-     */
-    @Override
-    public CompletableFuture<Void> connect() {
-        return this.store.connect();
-    }
-
-    /**
-     * Whether the registry holds a live session: a lease whose latest renewal etcd acknowledged
-     * within the TTL. False before the first acquisition (or {@link #connect()}) and after a loss
-     * until the next acquisition starts a new session. For health checks.
-     * @return whether the session lease is alive
-     */
-    @Override
-    public boolean isSessionAlive() {
-        return this.store.isSessionAlive();
-    }
-
-    /**
-     * How long ago the latest renewal of the session lease that etcd acknowledged was sent: stays
-     * below a third of the TTL while etcd is healthy, and reaching the TTL means the session is lost.
-     * @return the age of the latest acknowledged renewal, or {@code null} if no session was started
-     */
-    @Override
-    public @Nullable Duration getSessionRenewalAge() {
-        return this.store.sessionRenewalAge();
-    }
-
-    /**
-     * Reads from etcd who holds {@code key} and who waits for it, in every process that shares the
-     * namespace. For operators and tools: one prefix read and one lease read per process involved.
-     * @param key the lock key
-     * @param maxEntries at most this many queue entries are read
-     * @return the lock's holder and waiters; a free lock has no holder and no waiters
-     * @throws IllegalStateException if etcd did not answer within the request timeout
-     */
-    @Override
-    public LockSnapshot describeLock(String key, int maxEntries) {
-        return this.core.describeLock(key, maxEntries);
-    }
-
-    /**
-     * Reads from etcd every lock under this registry's namespace that has a holder or a waiter, in
-     * every process that shares the namespace. For operators and tools.
-     * @param maxEntries at most this many queue entries are read; the result says whether more exist
-     * @return the locks, ordered by key
-     * @throws IllegalStateException if etcd did not answer within the request timeout
-     */
-    @Override
-    public NamespaceSnapshot describeLocks(int maxEntries) {
-        return this.core.describeLocks(maxEntries);
-    }
-
-
-    /** @return running totals of acquisitions, timeouts, losses and etcd errors of this registry */
-    @Override
-    public LockStatistics getStatistics() {
-        return this.statistics.statistics();
-    }
-
-    /**
-     * Holds of this registry right now: threads that own a lock and have not lost it (a reentrant
-     * hold counts once). Cost grows with the number of entries this registry has in etcd.
-     * @return the number of holds
-     */
-    @Override
-    public int getHeldLockCount() {
-        return this.core.heldLockCount();
-    }
-
-    /**
-     * Threads of this registry waiting for a lock right now: at a key's unfair gate, or queued in
-     * etcd behind an older entry.
-     * @return the number of waiting threads
-     */
-    @Override
-    public int getWaitingThreadCount() {
-        return this.core.waitingThreadCount();
-    }
-
-    /** @return the namespace under which this registry's entries live */
-    @Override
-    public String getNamespace() {
-        return this.keyspace.namespace();
-    }
-
     /** @return the session lease TTL as configured */
     public Duration getLeaseTtl() {
         return this.leaseTtl;
@@ -254,13 +135,7 @@ public final class EtcdLockRegistry implements InspectableLockRegistry, AutoClos
      * @return the granted TTL, or {@code null} before the first session
      */
     public @Nullable Duration getGrantedLeaseTtl() {
-        return this.store.grantedTtl();
-    }
-
-    /** @return the identity stored with this registry's entries */
-    @Override
-    public String getOwnerIdentity() {
-        return this.ownerIdentity;
+        return etcd().grantedTtl();
     }
 
     /**
@@ -269,43 +144,43 @@ public final class EtcdLockRegistry implements InspectableLockRegistry, AutoClos
      */
     @Override
     public void close() {
-        this.store.close();
+        etcd().close();
     }
 
     // ---- for tests -----------------------------------------------------------------------------
 
     /** Threads of this registry waiting for {@code key}: at the unfair gate, or behind an older entry. */
     int queuedWaiters(String key) {
-        return this.core.waitingThreadCount(key);
+        return core().waitingThreadCount(key);
     }
 
     /** The lease of the live session, or 0 if there is none. */
     long liveLeaseId() {
-        return this.store.sessions().liveLeaseId();
+        return etcd().sessions().liveLeaseId();
     }
 
     /** Whether some thread is granting a session lease right now. */
     boolean sessionGrantInProgress() {
-        return this.store.sessions().grantInProgress();
+        return etcd().sessions().grantInProgress();
     }
 
     /** Keep-alive calls whose gRPC stream has not ended yet. */
     int openKeepAliveCalls() {
-        return this.store.sessions().openKeepAliveCalls();
+        return etcd().sessions().openKeepAliveCalls();
     }
 
     /** Runs {@code task} on the thread that deletes entries and watches etcd. */
     void runOnMaintenanceThread(Runnable task) {
-        this.store.runOnMaintenanceThread(task);
+        etcd().runOnMaintenanceThread(task);
     }
 
     /** Sweeps the session lease for ghost entries; see {@link EntryCleanup}. */
     void sweepForGhosts() {
-        this.store.sweepForGhosts();
+        etcd().sweepForGhosts();
     }
 
     EtcdKeyspace keyspace() {
-        return this.keyspace;
+        return etcd().keyspace();
     }
 
     /** Builds an {@link EtcdLockRegistry}. */

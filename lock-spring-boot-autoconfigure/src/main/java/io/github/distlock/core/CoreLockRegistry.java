@@ -1,0 +1,130 @@
+package io.github.distlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import io.github.distlock.FencedLock;
+import io.github.distlock.InspectableLockRegistry;
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
+import io.github.distlock.store.HoldLossListener;
+import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreEntry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A registry that is the {@link LockCore} over one {@link LockStore}: what every store's
+ * registry has in common (obtaining locks, inspection, statistics, session state), written once.
+ * A store's registry extends it, builds its store in the constructor through a
+ * {@link StoreFactory}, and adds what is particular to the store (its builder, its settings,
+ * {@code close()}).
+ */
+public abstract class CoreLockRegistry implements InspectableLockRegistry {
+
+    private final LockStatistics.Recorder statistics = LockStatistics.recorder();
+
+    private final String ownerIdentity;
+
+    private final LockStore store;
+
+    private final LockCore core;
+
+    /**
+     * Builds the store, then the core over it.
+     * @param ownerIdentity who this process is, recorded with its holds
+     * @param storeFactory builds the store; the store counts into the given recorder and reports
+     * lost holds to the given listener, which forwards them to the core
+     */
+    protected CoreLockRegistry(String ownerIdentity, StoreFactory storeFactory) {
+        this.ownerIdentity = ownerIdentity;
+        // The listener reads the core when a loss is reported, after construction: no hold exists before.
+        this.store = storeFactory.create(this.statistics, this::holdLost);
+        this.core = new LockCore(this.store, this.statistics, ownerIdentity);
+    }
+
+    private void holdLost(StoreEntry entry, String reason) {
+        this.core.holdLost(entry, reason);
+    }
+
+    /** @return the store this registry's core runs over */
+    protected LockStore store() {
+        return this.store;
+    }
+
+    /** @return the core, for registries that expose more of it (per-key waiter counts, for example) */
+    protected LockCore core() {
+        return this.core;
+    }
+
+    @Override
+    public FencedLock obtain(String key) {
+        return obtain(key, false);
+    }
+
+    @Override
+    public FencedLock obtain(String key, boolean fair) {
+        return this.core.obtain(key, fair);
+    }
+
+    @Override
+    public LockSnapshot describeLock(String key, int maxEntries) {
+        return this.core.describeLock(key, maxEntries);
+    }
+
+    @Override
+    public NamespaceSnapshot describeLocks(int maxEntries) {
+        return this.core.describeLocks(maxEntries);
+    }
+
+    @Override
+    public LockStatistics getStatistics() {
+        return this.statistics.statistics();
+    }
+
+    @Override
+    public int getHeldLockCount() {
+        return this.core.heldLockCount();
+    }
+
+    @Override
+    public int getWaitingThreadCount() {
+        return this.core.waitingThreadCount();
+    }
+
+    @Override
+    public boolean isSessionAlive() {
+        return this.store.isSessionAlive();
+    }
+
+    @Override
+    public @Nullable Duration getSessionRenewalAge() {
+        return this.store.sessionRenewalAge();
+    }
+
+    @Override
+    public CompletableFuture<Void> connect() {
+        return this.store.connect();
+    }
+
+    @Override
+    public String getNamespace() {
+        return this.store.namespace();
+    }
+
+    @Override
+    public String getOwnerIdentity() {
+        return this.ownerIdentity;
+    }
+
+    /** Builds a registry's store. */
+    @FunctionalInterface
+    protected interface StoreFactory {
+
+        /**
+         * @param statistics what the store counts into (sessions lost, store errors)
+         * @param losses where the store reports lost holds
+         * @return the store
+         */
+        LockStore create(LockStatistics.Recorder statistics, HoldLossListener losses);
+    }
+}
