@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/ensure-etcd.sh
+scripts/ensure-installed.sh ETCD_BIN etcd etcd-server
 ETCD="${ETCD_BIN:-}"
 if [[ -z "$ETCD" ]]; then
     ETCD="$(command -v etcd || echo /usr/bin/etcd)"

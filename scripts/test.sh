@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/ensure-etcd.sh
-scripts/ensure-redis.sh
+scripts/ensure-installed.sh ETCD_BIN etcd etcd-server
+scripts/ensure-installed.sh REDIS_BIN redis-server redis-server
 
 exec mvn -B -ntp verify "$@"
