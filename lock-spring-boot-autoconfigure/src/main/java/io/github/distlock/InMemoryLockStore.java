@@ -165,7 +165,7 @@ final class InMemoryLockStore implements LockStore {
 
         /** How errors and {@code getHolder()} name the entry's writer: {@code owner/thread}, as for every store. */
         String name() {
-            return InMemoryLockStore.this.owner + '/' + this.thread;
+            return LockSnapshot.Entry.describe(InMemoryLockStore.this.owner, this.thread);
         }
 
         /** The fence is drawn before the entry is queued, so an entry seen in a queue has its own. */

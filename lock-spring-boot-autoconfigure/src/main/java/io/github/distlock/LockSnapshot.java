@@ -48,7 +48,17 @@ public record LockSnapshot(String key, @Nullable Entry holder, List<Entry> waite
 
         /** @return {@code owner/thread}, or the owner alone if no thread is recorded: how errors name a holder */
         public String describe() {
-            return (this.thread != null) ? this.owner + '/' + this.thread : this.owner;
+            return describe(this.owner, this.thread);
+        }
+
+        /**
+         * How every store, error and tool names a holder or waiter.
+         * @param owner the owner identity of its process
+         * @param thread the name of its thread, or {@code null} if not recorded
+         * @return {@code owner/thread}, or the owner alone
+         */
+        public static String describe(String owner, @Nullable String thread) {
+            return (thread != null) ? owner + '/' + thread : owner;
         }
     }
 }

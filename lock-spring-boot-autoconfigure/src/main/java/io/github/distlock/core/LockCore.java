@@ -255,7 +255,7 @@ public final class LockCore implements HoldLossListener {
     private @Nullable String localHolderOrAhead(KeyState state, Thread current) {
         Thread holder = state.liveHolderOtherThan(current);
         if (holder != null) {
-            return this.ownerIdentity + '/' + holder.getName();
+            return LockSnapshot.Entry.describe(this.ownerIdentity, holder.getName());
         }
         for (StoreEntry entry : state.pending) {
             if (entry.isWaiting()) {
@@ -385,11 +385,6 @@ public final class LockCore implements HoldLossListener {
             this.statistics.holdLost();
             logger.warn("Lock '{}' (fence {}) lost while held: {}", entry.lockKey(), entry.fence(), reason);
         }
-    }
-
-    /** @return the registry's totals */
-    public LockStatistics statistics() {
-        return this.statistics.statistics();
     }
 
     /** @return threads of this process that hold a key and have not lost it (a reentrant hold counts once) */

@@ -3,6 +3,7 @@ package io.github.distlock.etcd;
 import java.time.Instant;
 
 import io.etcd.jetcd.ByteSequence;
+import io.github.distlock.LockSnapshot;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,6 +43,6 @@ record EntryValue(String owner, @Nullable String thread, @Nullable Instant queue
 
     /** {@code owner/thread}: how errors and {@code FencedLock.getHolder()} name the writer. */
     String describe() {
-        return (this.thread != null) ? this.owner + '/' + this.thread : this.owner;
+        return LockSnapshot.Entry.describe(this.owner, this.thread);
     }
 }
