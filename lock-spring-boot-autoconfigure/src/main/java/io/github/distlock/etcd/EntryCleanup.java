@@ -15,10 +15,6 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.LeaseOption;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -236,10 +232,7 @@ final class EntryCleanup {
         }
         logger.warn("Deleting orphaned lock entry {}: its write was applied after its acquisition gave up",
                 EtcdKeyspace.text(kv.getKey()));
-        this.client.getKVClient().txn()
-            .If(new Cmp(kv.getKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(kv.getCreateRevision())))
-            .Then(Op.delete(kv.getKey(), DeleteOption.DEFAULT))
-            .commit();
+        QueueEntry.deleteIfCreatedAt(this.client.getKVClient(), kv.getKey(), kv.getCreateRevision());
     }
 
     /** Whether a registered entry wrote (or is writing) {@code key} at {@code createRevision}. */

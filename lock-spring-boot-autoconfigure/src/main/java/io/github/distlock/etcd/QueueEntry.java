@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
@@ -129,7 +130,17 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     }
 
     private Cmp writtenAt(long revision) {
-        return new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision));
+        return createdAt(this.key, revision);
+    }
+
+    /** A compare that succeeds while {@code key} is the one created at {@code revision}, not a later reuse. */
+    static Cmp createdAt(ByteSequence key, long revision) {
+        return new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision));
+    }
+
+    /** Deletes {@code key} only if it is still the one created at {@code revision}. */
+    static CompletableFuture<TxnResponse> deleteIfCreatedAt(KV kv, ByteSequence key, long revision) {
+        return kv.txn().If(createdAt(key, revision)).Then(Op.delete(key, DeleteOption.DEFAULT)).commit();
     }
 
     @Override
@@ -429,10 +440,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         if (revision == NOT_WRITTEN) {
             return this.store.kv().txn().Then(Op.delete(this.key, DeleteOption.DEFAULT)).commit();
         }
-        return this.store.kv().txn()
-            .If(writtenAt(revision))
-            .Then(Op.delete(this.key, DeleteOption.DEFAULT))
-            .commit();
+        return deleteIfCreatedAt(this.store.kv(), this.key, revision);
     }
 
     /**
