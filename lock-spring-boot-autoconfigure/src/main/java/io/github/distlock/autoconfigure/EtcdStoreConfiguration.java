@@ -64,7 +64,7 @@ class EtcdStoreConfiguration {
 
     /** Fail-fast: a session lease and the watch stream, or no application. */
     private static void awaitConnected(EtcdLockRegistry registry, Etcd etcd) {
-        // connect() bounds each of its two steps by the request timeout; the extra second is slack.
+        // connect() grants the lease and opens the watch within one request timeout; the rest is slack.
         long boundMillis = 2 * etcd.getRequestTimeout().toMillis() + 1_000;
         Throwable failure;
         try {
