@@ -1,8 +1,6 @@
 package io.github.distlock.autoconfigure;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
-
+import io.github.distlock.store.OwnerIdentities;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 
@@ -24,21 +22,8 @@ final class OwnerIdentity {
         if (StringUtils.hasText(properties.getOwnerIdentity())) {
             return properties.getOwnerIdentity();
         }
-        String process = hostName() + ":" + ProcessHandle.current().pid();
+        String process = OwnerIdentities.processIdentity();
         String application = environment.getProperty("spring.application.name");
         return StringUtils.hasText(application) ? application + "@" + process : process;
-    }
-
-    private static String hostName() {
-        String fromEnvironment = System.getenv("HOSTNAME");
-        if (StringUtils.hasText(fromEnvironment)) {
-            return fromEnvironment;
-        }
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        }
-        catch (UnknownHostException ex) {
-            return "unknown-host";
-        }
     }
 }

@@ -9,6 +9,7 @@ import java.util.function.BooleanSupplier;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.github.distlock.core.Wait;
+import io.github.distlock.store.EntryValue;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -93,7 +94,7 @@ final class EntryMonitor {
             else {
                 this.predecessor = before.getKey();
                 this.predecessorRevision = before.getCreateRevision();
-                this.predecessorOwner = EntryValue.decode(before.getValue()).describe();
+                this.predecessorOwner = EntryValue.decode(EtcdKeyspace.text(before.getValue())).describe();
                 // Its deletion may have been dispatched while our read was on the wire; a delete
                 // older than its creation belongs to an earlier entry with the same key.
                 Long deletedAt = this.deletedDuringRead.get(this.predecessor);

@@ -3,6 +3,7 @@ package io.github.distlock.etcd;
 import java.nio.charset.StandardCharsets;
 
 import io.etcd.jetcd.ByteSequence;
+import io.github.distlock.store.KeyEscaper;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,6 +25,9 @@ final class EtcdKeyspace {
 
     /** Separates the namespace from the escaped lock key; forbidden in namespaces. */
     private static final char LOCK_MARKER = '#';
+
+    /** The escaped key has no '/': the first one after the marker ends the root. */
+    private static final KeyEscaper ESCAPER = new KeyEscaper("/");
 
     private final String namespace;
 
@@ -103,60 +107,11 @@ final class EtcdKeyspace {
     }
 
     static String escape(String lockKey) {
-        StringBuilder escaped = new StringBuilder(lockKey.length() + 8);
-        for (int i = 0; i < lockKey.length(); i++) {
-            char c = lockKey.charAt(i);
-            if (c == '%') {
-                escaped.append("%25");
-            }
-            else if (c == '/') {
-                escaped.append("%2F");
-            }
-            else if (Character.isHighSurrogate(c) && i + 1 < lockKey.length()
-                    && Character.isLowSurrogate(lockKey.charAt(i + 1))) {
-                escaped.append(c).append(lockKey.charAt(++i));
-            }
-            else if (Character.isSurrogate(c)) {
-                // UTF-8 would turn it into '?': "a\uD800", "a\uDC00" and "a?" would share one lock.
-                escaped.append("%u").append(String.format("%04X", (int) c));
-            }
-            else {
-                escaped.append(c);
-            }
-        }
-        return escaped.toString();
+        return ESCAPER.escape(lockKey);
     }
 
-    /** Reads what {@link #escape} wrote; anything else (a key put by hand) is read literally, never rejected. */
     static String unescape(String escaped) {
-        StringBuilder key = new StringBuilder(escaped.length());
-        for (int i = 0; i < escaped.length(); i++) {
-            if (escaped.startsWith("%2F", i)) {
-                key.append('/');
-                i += 2;
-            }
-            else if (escaped.startsWith("%25", i)) {
-                key.append('%');
-                i += 2;
-            }
-            else if (escaped.startsWith("%u", i) && i + 6 <= escaped.length() && isHex(escaped, i + 2, i + 6)) {
-                key.append((char) Integer.parseInt(escaped.substring(i + 2, i + 6), 16));
-                i += 5;
-            }
-            else {
-                key.append(escaped.charAt(i));
-            }
-        }
-        return key.toString();
-    }
-
-    private static boolean isHex(String text, int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (Character.digit(text.charAt(i), 16) < 0) {
-                return false;
-            }
-        }
-        return true;
+        return ESCAPER.unescape(escaped);
     }
 
     static ByteSequence bytes(String text) {

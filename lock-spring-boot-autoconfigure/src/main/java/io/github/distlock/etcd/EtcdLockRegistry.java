@@ -1,7 +1,5 @@
 package io.github.distlock.etcd;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -14,6 +12,7 @@ import io.github.distlock.LockLostException;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.core.CoreLockRegistry;
 import io.github.distlock.core.LockCore;
+import io.github.distlock.store.OwnerIdentities;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -192,7 +191,7 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
 
         private Duration leaseTtl = DEFAULT_LEASE_TTL;
 
-        private String ownerIdentity = defaultOwnerIdentity();
+        private String ownerIdentity = OwnerIdentities.processIdentity();
 
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
 
@@ -242,14 +241,7 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
          * @return this builder
          */
         public Builder ownerIdentity(String ownerIdentity) {
-            if (ownerIdentity == null || ownerIdentity.isBlank()) {
-                throw new IllegalArgumentException("Owner identity must not be null or blank");
-            }
-            if (ownerIdentity.indexOf('\n') >= 0 || ownerIdentity.indexOf('\r') >= 0) {
-                // The entry value is line-based: owner, thread, time.
-                throw new IllegalArgumentException("Owner identity must not contain line breaks, but was '"
-                        + ownerIdentity.replace("\n", "\\n").replace("\r", "\\r") + "'");
-            }
+            OwnerIdentities.check(ownerIdentity);
             this.ownerIdentity = ownerIdentity;
             return this;
         }
@@ -280,23 +272,6 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
         /** @return a new registry */
         public EtcdLockRegistry build() {
             return new EtcdLockRegistry(this);
-        }
-
-        private static String defaultOwnerIdentity() {
-            return hostName() + ":" + ProcessHandle.current().pid();
-        }
-
-        private static String hostName() {
-            String fromEnvironment = System.getenv("HOSTNAME");
-            if (fromEnvironment != null && !fromEnvironment.isBlank()) {
-                return fromEnvironment;
-            }
-            try {
-                return InetAddress.getLocalHost().getHostName();
-            }
-            catch (UnknownHostException ex) {
-                return "unknown-host";
-            }
         }
     }
 }

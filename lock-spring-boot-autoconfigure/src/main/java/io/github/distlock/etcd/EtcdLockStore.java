@@ -15,6 +15,7 @@ import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.core.Wait;
+import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.HoldLossListener;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
@@ -112,8 +113,8 @@ final class EtcdLockStore implements LockStore {
             this.failures.record();
             throw ex;
         }
-        ByteSequence value = EntryValue.encode(this.ownerIdentity, Thread.currentThread().getName(),
-                System.currentTimeMillis());
+        ByteSequence value = EtcdKeyspace.bytes(EntryValue.encode(this.ownerIdentity, Thread.currentThread().getName(),
+                System.currentTimeMillis()));
         QueueEntry entry = new QueueEntry(this, key, this.keyspace.root(key), value, session);
         // Before its key is written: see the invariant of SessionKeeper.
         this.sessions.register(entry);

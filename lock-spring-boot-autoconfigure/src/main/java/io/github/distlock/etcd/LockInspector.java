@@ -18,6 +18,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
+import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.StoreUnavailableException;
 
 /**
@@ -95,7 +96,7 @@ final class LockInspector {
         entries.sort(Comparator.comparingLong(KeyValue::getCreateRevision));
         List<LockSnapshot.Entry> queue = new ArrayList<>(entries.size());
         for (KeyValue kv : entries) {
-            EntryValue value = EntryValue.decode(kv.getValue());
+            EntryValue value = EntryValue.decode(EtcdKeyspace.text(kv.getValue()));
             queue.add(new LockSnapshot.Entry(value.owner(), value.thread(), kv.getCreateRevision(), value.queuedAt(),
                     Long.toHexString(kv.getLease()), timesToLive.get(kv.getLease())));
         }

@@ -1,8 +1,8 @@
-package io.github.distlock.etcd;
+package io.github.distlock.store;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
-import io.etcd.jetcd.ByteSequence;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -16,9 +16,9 @@ class EntryValueTests {
 
     @Test
     void decodesWhatItEncodes() {
-        ByteSequence value = EntryValue.encode("orders@host-1:4242", "http-nio-8080-exec-3", WRITTEN_AT);
+        String value = EntryValue.encode("orders@host-1:4242", "http-nio-8080-exec-3", WRITTEN_AT);
 
-        assertThat(EtcdKeyspace.text(value)).isEqualTo("orders@host-1:4242\nhttp-nio-8080-exec-3\n" + WRITTEN_AT);
+        assertThat(value).isEqualTo("orders@host-1:4242\nhttp-nio-8080-exec-3\n" + WRITTEN_AT);
         assertThat(EntryValue.decode(value))
             .isEqualTo(new EntryValue("orders@host-1:4242", "http-nio-8080-exec-3", Instant.ofEpochMilli(WRITTEN_AT)));
     }
@@ -68,7 +68,7 @@ class EntryValueTests {
     @ValueSource(strings = { "", "plain", "one\nline break", "owner\nthread\nnot a time", "owner\nthread\n",
             "owner\nthread\n12.5", "owner\nthread\n 12", "owner\nthread\n99999999999999999999", "\n\n" })
     void showsValuesWrittenBySomethingElseWholeAsTheOwner(String foreign) {
-        EntryValue decoded = EntryValue.decode(EtcdKeyspace.bytes(foreign));
+        EntryValue decoded = EntryValue.decode(foreign);
 
         assertThat(decoded).isEqualTo(new EntryValue(foreign, null, null));
         assertThat(decoded.describe()).isEqualTo(foreign);
@@ -76,7 +76,7 @@ class EntryValueTests {
 
     @Test
     void readsAValueWithMoreLinesAsOwnerThenEverythingUpToTheTime() {
-        EntryValue decoded = EntryValue.decode(EtcdKeyspace.bytes("owner\nthread\nmore\n42"));
+        EntryValue decoded = EntryValue.decode("owner\nthread\nmore\n42");
 
         assertThat(decoded).isEqualTo(new EntryValue("owner", "thread\nmore", Instant.ofEpochMilli(42)));
     }
@@ -85,7 +85,7 @@ class EntryValueTests {
     void readsBytesThatAreNotUtf8WithoutFailing() {
         byte[] bytes = { 'o', (byte) 0xC3, '\n', 't', (byte) 0xFF, '\n', '5' };
 
-        EntryValue decoded = EntryValue.decode(ByteSequence.from(bytes));
+        EntryValue decoded = EntryValue.decode(new String(bytes, StandardCharsets.UTF_8));
 
         assertThat(decoded).isEqualTo(new EntryValue("o\uFFFD", "t\uFFFD", Instant.ofEpochMilli(5)));
     }
