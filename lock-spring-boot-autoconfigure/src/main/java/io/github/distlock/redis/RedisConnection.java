@@ -1,0 +1,206 @@
+package io.github.distlock.redis;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+import io.github.distlock.core.Wait;
+import io.github.distlock.redis.RedisScripts.RedisScript;
+import io.github.distlock.store.StoreUnavailableException;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The store's two connections on the application's Lettuce client (a {@link RedisClient}, also
+ * for Sentinel, or a {@link RedisClusterClient}): one for commands, one subscribed to the
+ * handover channel. Lettuce reconnects both and subscribes again by itself; messages published
+ * meanwhile are lost, which waiters make up for by checking their place again.
+ *
+ * <p>Invariant: at most one connection attempt runs at a time ({@link #connecting} is replaced
+ * only under {@link #lock}); callers wait for it within their own bound, never Lettuce's.
+ */
+final class RedisConnection {
+
+    /** A failed connection attempt is not repeated sooner than this, however many callers ask. */
+    private static final long RECONNECT_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    private final AbstractRedisClient client;
+
+    private final String channel;
+
+    private final Consumer<String> handovers;
+
+    private final ExecutorService connector;
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private @Nullable CompletableFuture<Connected> connecting;
+
+    private long failedAt;
+
+    private volatile boolean closed;
+
+    RedisConnection(AbstractRedisClient client, String channel, Consumer<String> handovers, ExecutorService connector) {
+        this.client = client;
+        this.channel = channel;
+        this.handovers = handovers;
+        this.connector = connector;
+    }
+
+    /** @return the connections, connecting first if there are none (a failed attempt is retried) */
+    CompletableFuture<Connected> connection() {
+        this.lock.lock();
+        try {
+            CompletableFuture<Connected> current = this.connecting;
+            if (current != null && (!current.isCompletedExceptionally()
+                    || System.nanoTime() - this.failedAt < RECONNECT_PAUSE_NANOS)) {
+                return current;
+            }
+            CompletableFuture<Connected> attempt = CompletableFuture.supplyAsync(this::open, this.connector);
+            attempt.whenComplete((connected, failure) -> {
+                if (failure != null) {
+                    this.failedAt = System.nanoTime();
+                }
+                else if (this.closed) {
+                    connected.close();
+                }
+            });
+            this.connecting = attempt;
+            return attempt;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** @return the connections if they are open, else {@code null} without starting an attempt */
+    @Nullable Connected connectedOrNull() {
+        CompletableFuture<Connected> current = this.connecting;
+        return (current != null && current.isDone() && !current.isCompletedExceptionally()) ? current.join() : null;
+    }
+
+    private Connected open() {
+        StatefulConnection<String, String> commands = null;
+        StatefulRedisPubSubConnection<String, String> pubSub = null;
+        try {
+            RedisClusterAsyncCommands<String, String> async;
+            if (this.client instanceof RedisClusterClient cluster) {
+                var connection = cluster.connect(StringCodec.UTF8);
+                commands = connection;
+                async = connection.async();
+                pubSub = cluster.connectPubSub(StringCodec.UTF8);
+            }
+            else {
+                var connection = ((RedisClient) this.client).connect(StringCodec.UTF8);
+                commands = connection;
+                async = connection.async();
+                pubSub = ((RedisClient) this.client).connectPubSub(StringCodec.UTF8);
+            }
+            pubSub.addListener(new RedisPubSubAdapter<>() {
+                @Override
+                public void message(String channel, String message) {
+                    RedisConnection.this.handovers.accept(message);
+                }
+            });
+            pubSub.sync().subscribe(this.channel);
+            return new Connected(commands, async, pubSub);
+        }
+        catch (RuntimeException ex) {
+            if (commands != null) {
+                commands.closeAsync();
+            }
+            if (pubSub != null) {
+                pubSub.closeAsync();
+            }
+            throw ex;
+        }
+    }
+
+    /** Closes the store's connections (the client stays open: it is the application's). */
+    void close() {
+        this.closed = true;
+        Connected connected = connectedOrNull();
+        if (connected != null) {
+            connected.close();
+        }
+    }
+
+    /**
+     * Waits for a command within {@code wait}.
+     * @param future the command
+     * @param wait the bound
+     * @param what the command, for messages
+     * @return its answer
+     */
+    static <T> T await(Future<T> future, Wait wait, String what) throws StoreUnavailableException, InterruptedException {
+        try {
+            return wait.block(remaining -> {
+                try {
+                    return future.get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
+                }
+                catch (TimeoutException ex) {
+                    throw new StoreUnavailableException(what + " got no answer from Redis in time", null);
+                }
+                catch (ExecutionException ex) {
+                    Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+                    throw new StoreUnavailableException(what + " failed: " + cause.getMessage(), cause);
+                }
+            });
+        }
+        catch (StoreUnavailableException | InterruptedException ex) {
+            future.cancel(false);
+            throw ex;
+        }
+    }
+
+    /** The open connections. */
+    record Connected(StatefulConnection<String, String> commands, RedisClusterAsyncCommands<String, String> async,
+            StatefulRedisPubSubConnection<String, String> pubSub) {
+
+        /**
+         * Runs a script by its SHA-1, sending its source once when Redis does not know it (after
+         * a restart or a {@code SCRIPT FLUSH}).
+         */
+        <T> CompletableFuture<T> eval(RedisScript script, ScriptOutputType type, String[] keys, String... args) {
+            CompletionStage<T> bySha = this.async.<T>evalsha(script.sha(), type, keys, args);
+            return bySha.toCompletableFuture().handle((result, failure) -> {
+                if (failure == null) {
+                    return CompletableFuture.completedFuture(result);
+                }
+                Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+                        ? failure.getCause() : failure;
+                if (cause instanceof RedisNoScriptException) {
+                    return this.async.<T>eval(script.source(), type, keys, args).toCompletableFuture();
+                }
+                return CompletableFuture.<T>failedFuture(cause);
+            }).thenCompose(next -> next);
+        }
+
+        @SuppressWarnings("unchecked")
+        CompletableFuture<List<Object>> evalList(RedisScript script, String[] keys, String... args) {
+            return eval(script, ScriptOutputType.MULTI, keys, args).thenApply(result -> (List<Object>) result);
+        }
+
+        void close() {
+            this.commands.closeAsync();
+            this.pubSub.closeAsync();
+        }
+    }
+}

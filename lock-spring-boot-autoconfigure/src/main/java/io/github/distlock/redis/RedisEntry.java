@@ -1,0 +1,430 @@
+package io.github.distlock.redis;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.distlock.core.Wait;
+import io.github.distlock.redis.RedisConnection.Connected;
+import io.github.distlock.store.EntryLostException;
+import io.github.distlock.store.EntryValue;
+import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreUnavailableException;
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One acquisition's entry in a Redis queue: enqueued by {@link RedisScripts#ENQUEUE}, owns the key
+ * when it is the oldest live entry, learns that from a handover message or from checking its place
+ * ({@link RedisScripts#CHECK}) when the head it waits behind would have expired or a bounded
+ * interval passed (pub/sub may drop messages), and is removed by {@link RedisScripts#REMOVE}.
+ *
+ * <p>Invariants, kept under {@link #lock}: the state only moves forward (NEW, WAITING, HOLDING,
+ * ENDED; a give-up goes from WAITING to ENDED); {@link #lostReason} is set once, and a loss is
+ * reported to the listener only if it happens in HOLDING, so a lost hold is reported exactly once
+ * and an entry lost before it held makes {@link #acquire} throw instead of returning true.
+ */
+final class RedisEntry implements StoreEntry {
+
+    private enum State { NEW, WAITING, HOLDING, ENDED }
+
+    /** After a failed check, the next one comes this soon (or at the recheck interval, if shorter). */
+    private static final long FAILED_CHECK_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    /** A check scheduled by a head's expiry comes this long after it, so that Redis has expired the head. */
+    private static final long EXPIRY_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+    final RedisLockStore store;
+
+    final RedisSession session;
+
+    final String id;
+
+    private final String key;
+
+    private final String value;
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private final Condition changed = this.lock.newCondition();
+
+    private State state = State.NEW;
+
+    private volatile long fence;
+
+    private volatile @Nullable String ahead;
+
+    private volatile @Nullable String lostReason;
+
+    private boolean lostWithSession;
+
+    /** A handover message named this entry: it holds. */
+    private boolean handedOver;
+
+    /** When to check the entry's place again ({@link System#nanoTime()}). */
+    private long checkAt;
+
+    /** When the last renewal of the entry's liveness key that Redis acknowledged was sent. */
+    private volatile long renewedAt;
+
+    RedisEntry(RedisLockStore store, RedisSession session, String id, String key, String value) {
+        this.store = store;
+        this.session = session;
+        this.id = id;
+        this.key = key;
+        this.value = value;
+    }
+
+    @Override
+    public String lockKey() {
+        return this.key;
+    }
+
+    @Override
+    public boolean acquire(Wait wait, Wait attempt)
+            throws StoreUnavailableException, EntryLostException, InterruptedException {
+        RedisKeyspace names = this.store.keyspace();
+        Connected connection = this.store.connected(attempt);
+        // Tracked before the write: a handover can be published before the write's answer arrives.
+        this.store.track(this);
+        long sentAt = System.nanoTime();
+        List<Object> answer;
+        try {
+            answer = RedisConnection.await(connection.evalList(RedisScripts.ENQUEUE,
+                    new String[] { names.queue(this.key), names.fenceCounter(this.key), entryKey() }, this.id,
+                    String.valueOf(this.store.ttlMillis()), this.value, names.entryPrefix(this.key), names.channel()),
+                    attempt.atMost(this.store.requestTimeoutNanos()), "Writing the lock entry");
+        }
+        catch (StoreUnavailableException | InterruptedException ex) {
+            // The write may have happened: remove whatever it left, in the background.
+            end();
+            this.store.removeLater(this, sentAt);
+            throw ex;
+        }
+        long fenceOrGone = (Long) answer.get(0);
+        if (fenceOrGone < 0) {
+            // Only a resent write finds its entry again; its liveness key expired in between.
+            lose("its lock entry expired in Redis before it was written again", false);
+            end();
+            this.store.removeLater(this, sentAt);
+            throw gone();
+        }
+        this.lock.lock();
+        try {
+            this.fence = fenceOrGone;
+            this.renewedAt = sentAt;
+            if (this.state == State.NEW) {
+                this.state = State.WAITING;
+            }
+        }
+        finally {
+            this.lock.unlock();
+        }
+        boolean holdsNow = (Long) answer.get(1) == 1L;
+        if (!holdsNow) {
+            behind(answer, 2);
+        }
+        return awaitTurn(wait, holdsNow);
+    }
+
+    private boolean awaitTurn(Wait wait, boolean holdsNow) throws EntryLostException, InterruptedException {
+        boolean owned = false;
+        try {
+            if (holdsNow) {
+                owned = becomeHolder();
+                return owned;
+            }
+            while (true) {
+                Turn turn = wait.block(this::awaitChange);
+                switch (turn) {
+                    case HOLDS -> {
+                        owned = becomeHolder();
+                        return owned;
+                    }
+                    case LOST -> throw gone();
+                    case OVER -> {
+                        return false;
+                    }
+                    case CHECK -> {
+                        if (check(wait)) {
+                            owned = becomeHolder();
+                            return owned;
+                        }
+                    }
+                }
+            }
+        }
+        finally {
+            if (!owned) {
+                boolean wasLive = end();
+                if (wasLive || this.lostReason != null) {
+                    this.store.removeLater(this, this.renewedAt);
+                }
+            }
+        }
+    }
+
+    private enum Turn { HOLDS, LOST, OVER, CHECK }
+
+    private Turn awaitChange(long remainingNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + Math.min(remainingNanos, Long.MAX_VALUE / 4);
+        this.lock.lock();
+        try {
+            while (true) {
+                if (this.lostReason != null) {
+                    return Turn.LOST;
+                }
+                if (this.handedOver) {
+                    return Turn.HOLDS;
+                }
+                long now = System.nanoTime();
+                if (now - this.checkAt >= 0) {
+                    return Turn.CHECK;
+                }
+                if (now - deadline >= 0) {
+                    return Turn.OVER;
+                }
+                this.changed.awaitNanos(Math.min(this.checkAt - now, deadline - now));
+            }
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** Checks the entry's place in Redis. @return whether it holds */
+    private boolean check(Wait wait) throws EntryLostException, InterruptedException {
+        RedisKeyspace names = this.store.keyspace();
+        List<Object> answer;
+        try {
+            Connected connection = this.store.connected(wait.atMost(this.store.requestTimeoutNanos()));
+            answer = RedisConnection.await(connection.evalList(RedisScripts.CHECK,
+                    new String[] { names.queue(this.key), entryKey() }, this.id, names.entryPrefix(this.key),
+                    names.channel()), wait.atMost(this.store.requestTimeoutNanos()), "Checking the lock entry");
+        }
+        catch (StoreUnavailableException ex) {
+            // Keep the place: the entry lives while renewals succeed; if they stop, it is lost.
+            this.store.failed(ex);
+            scheduleCheck(System.nanoTime() + Math.min(FAILED_CHECK_PAUSE_NANOS, this.store.recheckIntervalNanos()));
+            return false;
+        }
+        long place = (Long) answer.get(0);
+        if (place == 0) {
+            lose("its lock entry was gone from Redis while it waited (expired or deleted)", false);
+            throw gone();
+        }
+        if (place == 1) {
+            return true;
+        }
+        behind(answer, 1);
+        return false;
+    }
+
+    /** Reads the head's value and PTTL at {@code from} of a script's answer, and when to check again. */
+    private void behind(List<Object> answer, int from) {
+        String headValue = (String) answer.get(from);
+        long headTtlMillis = (Long) answer.get(from + 1);
+        this.ahead = headValue.isEmpty() ? null : EntryValue.decode(headValue).describe();
+        long now = System.nanoTime();
+        long interval = this.store.recheckIntervalNanos();
+        if (headTtlMillis >= 0) {
+            interval = Math.min(interval, TimeUnit.MILLISECONDS.toNanos(headTtlMillis) + EXPIRY_MARGIN_NANOS);
+        }
+        scheduleCheck(now + interval);
+    }
+
+    private void scheduleCheck(long at) {
+        this.lock.lock();
+        try {
+            this.checkAt = at;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    private boolean becomeHolder() throws EntryLostException {
+        this.lock.lock();
+        try {
+            if (this.lostReason == null && System.nanoTime() - this.renewedAt >= this.store.ttlNanos()) {
+                // Redis may have expired the entry: it cannot hold, whatever the last answer said.
+                loseLocked("Redis acknowledged no renewal of its lock entry within the lease TTL", true);
+            }
+            if (this.lostReason != null) {
+                throw gone();
+            }
+            this.state = State.HOLDING;
+            return true;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    private EntryLostException gone() {
+        String reason = (this.lostReason != null) ? this.lostReason : "its lock entry was lost";
+        return new EntryLostException(reason, this.lostWithSession);
+    }
+
+    /** A handover message named this entry. */
+    void handedOver() {
+        signal(() -> this.handedOver = true);
+    }
+
+    /** Messages may have been lost (the subscription reconnected): check the place now. */
+    void checkNow() {
+        signal(() -> this.checkAt = System.nanoTime());
+    }
+
+    private void signal(Runnable change) {
+        this.lock.lock();
+        try {
+            change.run();
+            this.changed.signalAll();
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** Redis acknowledged a renewal of the liveness key sent at {@code sentAt}. */
+    void renewed(long sentAt) {
+        if (sentAt - this.renewedAt > 0) {
+            this.renewedAt = sentAt;
+        }
+    }
+
+    long renewedAt() {
+        return this.renewedAt;
+    }
+
+    /** @return whether the entry was written, so that it has a liveness key to renew */
+    boolean isWritten() {
+        return this.fence != 0;
+    }
+
+    /**
+     * The entry ended without its release.
+     * @param reason why
+     * @param withSession whether its session ended (the store failing) rather than the entry being deleted
+     */
+    void lose(String reason, boolean withSession) {
+        boolean wasHolding;
+        this.lock.lock();
+        try {
+            wasHolding = loseLocked(reason, withSession);
+        }
+        finally {
+            this.lock.unlock();
+        }
+        if (wasHolding) {
+            this.store.holdLost(this, reason);
+        }
+    }
+
+    /** @return whether the entry held, so that the loss must be reported (by the caller, outside the lock) */
+    private boolean loseLocked(String reason, boolean withSession) {
+        if (this.lostReason != null || this.state == State.ENDED) {
+            return false;
+        }
+        this.lostReason = reason;
+        this.lostWithSession = withSession;
+        this.changed.signalAll();
+        this.store.untrack(this);
+        return this.state == State.HOLDING;
+    }
+
+    /** @return whether the entry was live (not ended, not lost) until this call */
+    private boolean end() {
+        this.lock.lock();
+        try {
+            boolean live = this.state != State.ENDED && this.lostReason == null;
+            this.state = State.ENDED;
+            this.store.untrack(this);
+            return live;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean release() throws StoreUnavailableException {
+        if (!end()) {
+            // Lost meanwhile (and reported then): remove what is left.
+            this.store.removeLater(this, this.renewedAt);
+            return false;
+        }
+        RedisKeyspace names = this.store.keyspace();
+        Wait bound = Wait.timeout(this.store.requestTimeoutNanos(), false);
+        long released;
+        try {
+            Connected connection = this.store.connected(bound);
+            released = (Long) RedisConnection.await(connection.eval(RedisScripts.REMOVE,
+                    ScriptOutputType.INTEGER, new String[] { names.queue(this.key), entryKey() },
+                    this.id, names.entryPrefix(this.key), names.channel()), bound, "Releasing the lock entry");
+        }
+        catch (StoreUnavailableException ex) {
+            this.store.removeLater(this, this.renewedAt);
+            throw ex;
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
+        }
+        if (released == 1L) {
+            return true;
+        }
+        String reason = "its lock entry was already gone from Redis at release (expired or deleted)";
+        this.lostReason = reason;
+        this.store.holdLost(this, reason);
+        return false;
+    }
+
+    @Override
+    public void discard() {
+        end();
+        this.store.removeLater(this, this.renewedAt);
+    }
+
+    String entryKey() {
+        return this.store.keyspace().entryPrefix(this.key) + this.id;
+    }
+
+    @Override
+    public long fence() {
+        return this.fence;
+    }
+
+    @Override
+    public @Nullable String ahead() {
+        return this.ahead;
+    }
+
+    @Override
+    public @Nullable String lostReason() {
+        return this.lostReason;
+    }
+
+    @Override
+    public boolean isWaiting() {
+        this.lock.lock();
+        try {
+            return this.state == State.WAITING && this.lostReason == null;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean isHolding() {
+        this.lock.lock();
+        try {
+            return this.state == State.HOLDING;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+}

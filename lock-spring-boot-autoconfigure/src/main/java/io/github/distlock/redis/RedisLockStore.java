@@ -1,0 +1,579 @@
+package io.github.distlock.redis;
+
+import java.math.BigDecimal;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
+import io.github.distlock.core.LockStatistics;
+import io.github.distlock.core.Wait;
+import io.github.distlock.redis.RedisConnection.Connected;
+import io.github.distlock.store.EntryValue;
+import io.github.distlock.store.HoldLossListener;
+import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreUnavailableException;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Redis {@link LockStore}: a queue per key kept by {@link RedisScripts}, entries tied to a
+ * {@link RedisSession} whose key and entry keys are renewed together every third of the lease
+ * TTL on one maintenance thread, handovers published on one channel per namespace.
+ *
+ * <p>Invariants: an entry is tracked (renewed, reachable by handover messages) from just before
+ * its write until it ends; an entry or session is lost exactly when Redis says its key is gone or
+ * when one TTL passed since the send of its last acknowledged renewal, whichever comes first, so
+ * no hold outlives what Redis may have expired. Removals that Redis did not confirm are retried
+ * until confirmed or until the entry has expired on its own.
+ */
+final class RedisLockStore implements LockStore {
+
+    private static final Logger logger = LoggerFactory.getLogger(RedisLockStore.class);
+
+    /** Pause before a removal Redis did not confirm is tried again. */
+    private static final long REMOVAL_RETRY_MILLIS = 500;
+
+    /** A waiter checks its place at least this often, since pub/sub may drop a handover message. */
+    private static final long MAX_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final AbstractRedisClient client;
+
+    private final RedisKeyspace keyspace;
+
+    private final long ttlNanos;
+
+    private final long requestTimeoutNanos;
+
+    private final String ownerIdentity;
+
+    private final String where;
+
+    private final LockStatistics.Recorder statistics;
+
+    private final HoldLossListener losses;
+
+    private final RedisConnection connection;
+
+    private final ScheduledExecutorService maintenance;
+
+    private final ExecutorService connector;
+
+    /** Entries by id, for handover messages. */
+    private final Map<String, RedisEntry> entries = new ConcurrentHashMap<>();
+
+    private final ReentrantLock sessionStart = new ReentrantLock();
+
+    private final AtomicLong entrySequence = new AtomicLong();
+
+    private final AtomicInteger pendingRemovals = new AtomicInteger();
+
+    private final RedisConnectionStateListener reconnects = new RedisConnectionStateListener() {
+        @Override
+        public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+            Connected connected = RedisLockStore.this.connection.connectedOrNull();
+            if (connected != null && connection == connected.pubSub()) {
+                // Handover messages published while the subscription was down are lost.
+                RedisLockStore.this.entries.values().forEach(RedisEntry::checkNow);
+            }
+        }
+    };
+
+    private volatile @Nullable RedisSession session;
+
+    private final ReentrantLock deadlineLock = new ReentrantLock();
+
+    private @Nullable ScheduledFuture<?> deadlineCheck;
+
+    private volatile boolean closed;
+
+    RedisLockStore(AbstractRedisClient client, RedisKeyspace keyspace, Duration leaseTtl, Duration requestTimeout,
+            String ownerIdentity, String where, LockStatistics.Recorder statistics, HoldLossListener losses) {
+        this.client = client;
+        this.keyspace = keyspace;
+        this.ttlNanos = leaseTtl.toNanos();
+        this.requestTimeoutNanos = requestTimeout.toNanos();
+        this.ownerIdentity = ownerIdentity;
+        this.where = where;
+        this.statistics = statistics;
+        this.losses = losses;
+        this.maintenance = Executors.newSingleThreadScheduledExecutor(daemon("distlock-redis-maintenance"));
+        this.connector = Executors.newCachedThreadPool(daemon("distlock-redis-connect"));
+        this.connection = new RedisConnection(client, keyspace.channel(), this::handover, this.connector);
+        client.addListener(this.reconnects);
+        long renewalPeriod = Math.max(1, this.ttlNanos / 3);
+        this.maintenance.scheduleWithFixedDelay(this::renew, renewalPeriod, renewalPeriod, TimeUnit.NANOSECONDS);
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    // ---- entries -------------------------------------------------------------------------------
+
+    @Override
+    public StoreEntry newEntry(String key, Wait attempt) throws StoreUnavailableException, InterruptedException {
+        checkOpen();
+        RedisSession current = liveSession(attempt);
+        String value = EntryValue.encode(this.ownerIdentity, Thread.currentThread().getName(),
+                System.currentTimeMillis());
+        return new RedisEntry(this, current, current.id + "-" + this.entrySequence.incrementAndGet(), key, value);
+    }
+
+    Connected connected(Wait wait) throws StoreUnavailableException, InterruptedException {
+        Connected connected = this.connection.connectedOrNull();
+        if (connected != null) {
+            return connected;
+        }
+        // A copy: giving up on it must not cancel the attempt other callers share.
+        return RedisConnection.await(this.connection.connection().copy(), wait, "Connecting to " + this.where);
+    }
+
+    private RedisSession liveSession(Wait attempt) throws StoreUnavailableException, InterruptedException {
+        RedisSession current = this.session;
+        if (current != null && current.isAlive(this.ttlNanos)) {
+            return current;
+        }
+        if (!attempt.lock(this.sessionStart)) {
+            throw new StoreUnavailableException("Starting a session on " + this.where + " took too long", null);
+        }
+        try {
+            current = this.session;
+            if (current != null && current.isAlive(this.ttlNanos)) {
+                return current;
+            }
+            if (current != null) {
+                loseSession(current, "Redis acknowledged no renewal of the session within the lease TTL");
+            }
+            Connected connected = connected(attempt);
+            String id = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+            String key = this.keyspace.namespace() + "session:" + id;
+            long sentAt = System.nanoTime();
+            RedisConnection.await(connected.async().set(key, this.ownerIdentity, SetArgs.Builder.px(ttlMillis())),
+                    attempt.atMost(this.requestTimeoutNanos), "Starting a session");
+            RedisSession started = new RedisSession(id, key, sentAt);
+            this.session = started;
+            scheduleDeadlineCheck();
+            return started;
+        }
+        finally {
+            this.sessionStart.unlock();
+        }
+    }
+
+    void track(RedisEntry entry) {
+        entry.session.entries.add(entry);
+        this.entries.put(entry.id, entry);
+    }
+
+    void untrack(RedisEntry entry) {
+        entry.session.entries.remove(entry);
+        this.entries.remove(entry.id);
+    }
+
+    private void handover(String entryId) {
+        RedisEntry entry = this.entries.get(entryId);
+        if (entry != null) {
+            entry.handedOver();
+        }
+    }
+
+    void holdLost(RedisEntry entry, String reason) {
+        this.losses.holdLost(entry, reason);
+    }
+
+    void failed(StoreUnavailableException ex) {
+        this.statistics.backendError();
+        logger.debug("Redis call failed: {}", ex.getMessage());
+    }
+
+    /**
+     * Removes what is left of an entry, in the background, until Redis confirms or the entry has
+     * expired on its own (one TTL after {@code renewedAt}, the send of its last acknowledged renewal).
+     */
+    void removeLater(RedisEntry entry, long renewedAt) {
+        this.pendingRemovals.incrementAndGet();
+        this.maintenance.execute(() -> removeAttempt(entry, renewedAt));
+    }
+
+    private void removeAttempt(RedisEntry entry, long renewedAt) {
+        Connected connected = this.connection.connectedOrNull();
+        if (System.nanoTime() - renewedAt >= this.ttlNanos) {
+            this.pendingRemovals.decrementAndGet();
+            return;
+        }
+        if (connected == null) {
+            retryRemoval(entry, renewedAt);
+            return;
+        }
+        connected.eval(RedisScripts.REMOVE, ScriptOutputType.INTEGER,
+                new String[] { this.keyspace.queue(entry.lockKey()), entry.entryKey() }, entry.id,
+                this.keyspace.entryPrefix(entry.lockKey()), this.keyspace.channel())
+            .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
+            .whenComplete((removed, failure) -> {
+                if (failure == null) {
+                    this.pendingRemovals.decrementAndGet();
+                }
+                else {
+                    this.statistics.backendError();
+                    retryRemoval(entry, renewedAt);
+                }
+            });
+    }
+
+    private void retryRemoval(RedisEntry entry, long renewedAt) {
+        if (this.maintenance.isShutdown()) {
+            this.pendingRemovals.decrementAndGet();
+            return;
+        }
+        this.maintenance.schedule(() -> removeAttempt(entry, renewedAt), REMOVAL_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** @return removals not yet confirmed by Redis (nor made moot by expiry) */
+    int pendingRemovals() {
+        return this.pendingRemovals.get();
+    }
+
+    // ---- session renewal -----------------------------------------------------------------------
+
+    /** Renews the session key and every written entry's key in one pipelined batch. */
+    private void renew() {
+        RedisSession current = this.session;
+        Connected connected = this.connection.connectedOrNull();
+        if (current == null || current.lostReason() != null || connected == null || current.isRenewing()) {
+            checkDeadlines();
+            return;
+        }
+        current.renewing(true);
+        long sentAt = System.nanoTime();
+        String ttl = String.valueOf(ttlMillis());
+        List<CompletableFuture<?>> batch = new ArrayList<>();
+        batch.add(connected.async().pexpire(current.key, ttlMillis()).toCompletableFuture()
+            .thenAccept(renewed -> {
+                if (Boolean.TRUE.equals(renewed)) {
+                    current.renewed(sentAt);
+                }
+                else {
+                    loseSession(current, "its session key was gone from Redis (expired or deleted)");
+                }
+            }));
+        for (RedisEntry entry : current.entries) {
+            if (entry.isWritten()) {
+                String key = entry.lockKey();
+                batch.add(connected.eval(RedisScripts.RENEW, ScriptOutputType.INTEGER,
+                        new String[] { entry.entryKey(), this.keyspace.queue(key), this.keyspace.fenceCounter(key) },
+                        entry.id, ttl)
+                    .thenAccept(renewed -> {
+                        if (Long.valueOf(1).equals(renewed)) {
+                            entry.renewed(sentAt);
+                        }
+                        else {
+                            entry.lose("its lock entry was gone from Redis (expired or deleted)", false);
+                        }
+                    }));
+            }
+        }
+        CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new)).whenComplete((done, failure) -> {
+            current.renewing(false);
+            if (failure != null) {
+                this.statistics.backendError();
+                logger.debug("Renewal of the Redis lock session failed: {}", failure.getMessage());
+            }
+        });
+        scheduleDeadlineCheck();
+    }
+
+    /** Ends what Redis may have expired: a session or entry one TTL after the send of its last acknowledged renewal. */
+    private void checkDeadlines() {
+        RedisSession current = this.session;
+        if (current == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (current.lostReason() == null && now - current.renewedAt() >= this.ttlNanos) {
+            loseSession(current, "Redis acknowledged no renewal of the session within the lease TTL ("
+                    + Duration.ofNanos(this.ttlNanos) + ")");
+        }
+        for (RedisEntry entry : current.entries) {
+            if (entry.isWritten() && now - entry.renewedAt() >= this.ttlNanos) {
+                entry.lose("Redis acknowledged no renewal of the lock entry within the lease TTL ("
+                        + Duration.ofNanos(this.ttlNanos) + ")", true);
+            }
+        }
+        scheduleDeadlineCheck();
+    }
+
+    /** Arms one check at the earliest deadline of the current session and its entries. */
+    private void scheduleDeadlineCheck() {
+        RedisSession current = this.session;
+        if (current == null || this.maintenance.isShutdown()) {
+            return;
+        }
+        long earliest = current.renewedAt();
+        for (RedisEntry entry : current.entries) {
+            if (entry.isWritten() && entry.renewedAt() - earliest < 0) {
+                earliest = entry.renewedAt();
+            }
+        }
+        long delay = Math.max(0, earliest + this.ttlNanos - System.nanoTime());
+        this.deadlineLock.lock();
+        try {
+            if (this.deadlineCheck != null) {
+                this.deadlineCheck.cancel(false);
+            }
+            if (current.lostReason() == null || !current.entries.isEmpty()) {
+                this.deadlineCheck = this.maintenance.schedule(this::checkDeadlines, delay, TimeUnit.NANOSECONDS);
+            }
+        }
+        finally {
+            this.deadlineLock.unlock();
+        }
+    }
+
+    private void loseSession(RedisSession lost, String reason) {
+        if (!lost.lose(reason)) {
+            return;
+        }
+        if (!this.closed) {
+            this.statistics.sessionLost();
+            logger.warn("Redis lock session {} on {} ended: {}; its locks are lost", lost.id, this.where, reason);
+        }
+        for (RedisEntry entry : lost.entries) {
+            entry.lose(reason, true);
+        }
+    }
+
+    // ---- reads ---------------------------------------------------------------------------------
+
+    @Override
+    public LockSnapshot read(String key, int maxEntries, boolean withLeases) {
+        try {
+            Wait bound = Wait.timeout(this.requestTimeoutNanos, false);
+            Connected connected = connected(bound);
+            List<Object> answer = RedisConnection.await(connected.evalList(RedisScripts.READ,
+                    new String[] { this.keyspace.queue(key) }, this.keyspace.entryPrefix(key),
+                    String.valueOf(maxEntries)), bound, "Reading lock '" + key + "'");
+            return snapshot(key, answer, withLeases);
+        }
+        catch (StoreUnavailableException ex) {
+            throw new IllegalStateException("Could not read lock '" + key + "' from " + this.where + ": "
+                    + ex.getMessage(), ex);
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
+        }
+    }
+
+    private static LockSnapshot snapshot(String key, List<Object> answer, boolean withLeases) {
+        List<LockSnapshot.Entry> queued = new ArrayList<>();
+        for (int i = 0; i + 3 < answer.size(); i += 4) {
+            String id = (String) answer.get(i);
+            long fence = new BigDecimal((String) answer.get(i + 1)).longValue();
+            EntryValue value = EntryValue.decode((String) answer.get(i + 2));
+            long ttlMillis = (Long) answer.get(i + 3);
+            Duration leaseLeft = (withLeases && ttlMillis >= 0) ? Duration.ofMillis(ttlMillis) : null;
+            queued.add(new LockSnapshot.Entry(value.owner(), value.thread(), fence, value.queuedAt(), id, leaseLeft));
+        }
+        return queued.isEmpty() ? new LockSnapshot(key, null, List.of())
+                : new LockSnapshot(key, queued.get(0), queued.subList(1, queued.size()));
+    }
+
+    @Override
+    public NamespaceSnapshot readAll(int maxEntries) {
+        Map<String, LockSnapshot> locks = new TreeMap<>();
+        boolean truncated = false;
+        try {
+            Wait bound = Wait.timeout(this.requestTimeoutNanos, false);
+            Connected connected = connected(bound);
+            List<String> queues = new ArrayList<>();
+            ScanArgs match = ScanArgs.Builder.matches(this.keyspace.queuePattern()).limit(1000);
+            ScanCursor cursor = ScanCursor.INITIAL;
+            do {
+                KeyScanCursor<String> page = RedisConnection.await(connected.async().scan(cursor, match),
+                        bound.atMost(this.requestTimeoutNanos), "Listing the locks");
+                queues.addAll(page.getKeys());
+                cursor = page;
+            }
+            while (!cursor.isFinished());
+            int left = maxEntries;
+            for (String queue : queues) {
+                String key = this.keyspace.lockKeyOf(queue);
+                if (key == null) {
+                    continue;
+                }
+                if (left <= 0) {
+                    truncated = true;
+                    break;
+                }
+                List<Object> answer = RedisConnection.await(connected.evalList(RedisScripts.READ,
+                        new String[] { queue }, this.keyspace.entryPrefix(key), String.valueOf(left + 1)),
+                        Wait.timeout(this.requestTimeoutNanos, false), "Reading lock '" + key + "'");
+                LockSnapshot lock = snapshot(key, answer, true);
+                int read = answer.size() / 4;
+                if (read > left) {
+                    truncated = true;
+                    lock = snapshot(key, answer.subList(0, left * 4), true);
+                }
+                if (lock.holder() != null) {
+                    locks.put(key, lock);
+                    left -= 1 + lock.waiters().size();
+                }
+            }
+        }
+        catch (StoreUnavailableException ex) {
+            throw new IllegalStateException("Could not read the locks from " + this.where + ": " + ex.getMessage(), ex);
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
+        }
+        return new NamespaceSnapshot(this.keyspace.namespace(), 0, new ArrayList<>(locks.values()), truncated);
+    }
+
+    // ---- lifecycle and settings ----------------------------------------------------------------
+
+    @Override
+    public CompletableFuture<Void> connect() {
+        CompletableFuture<Void> connected = new CompletableFuture<>();
+        this.connector.execute(() -> {
+            try {
+                liveSession(Wait.timeout(this.requestTimeoutNanos, false));
+                connected.complete(null);
+            }
+            catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
+                connected.completeExceptionally(new IllegalStateException("Could not connect to " + this.where
+                        + ": " + ex.getMessage(), ex));
+            }
+        });
+        return connected;
+    }
+
+    /**
+     * Ends every entry of this store in Redis (so its locks are free at once) and closes its
+     * connections; holds still open report themselves lost and waiters fail. The client stays open.
+     */
+    void close() {
+        if (this.closed) {
+            return;
+        }
+        this.closed = true;
+        RedisSession current = this.session;
+        List<RedisEntry> open = new ArrayList<>(this.entries.values());
+        if (current != null) {
+            loseSession(current, "the lock registry was closed");
+        }
+        Connected connected = this.connection.connectedOrNull();
+        if (connected != null) {
+            List<CompletableFuture<?>> removals = new ArrayList<>();
+            for (RedisEntry entry : open) {
+                removals.add(connected.eval(RedisScripts.REMOVE, ScriptOutputType.INTEGER,
+                        new String[] { this.keyspace.queue(entry.lockKey()), entry.entryKey() }, entry.id,
+                        this.keyspace.entryPrefix(entry.lockKey()), this.keyspace.channel()));
+            }
+            if (current != null) {
+                removals.add(connected.async().del(current.key).toCompletableFuture());
+            }
+            try {
+                CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new))
+                    .get(this.requestTimeoutNanos, TimeUnit.NANOSECONDS);
+            }
+            catch (Exception ex) {
+                logger.warn("Could not remove this registry's lock entries from {} at close ({}); they expire "
+                        + "within the lease TTL", this.where, ex.toString());
+            }
+        }
+        this.client.removeListener(this.reconnects);
+        this.maintenance.shutdownNow();
+        this.connector.shutdownNow();
+        this.connection.close();
+    }
+
+    RedisKeyspace keyspace() {
+        return this.keyspace;
+    }
+
+    long ttlNanos() {
+        return this.ttlNanos;
+    }
+
+    long ttlMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(this.ttlNanos);
+    }
+
+    /** A waiter checks its place at least this often: a third of the TTL, at most 5 s. */
+    long recheckIntervalNanos() {
+        return Math.min(this.ttlNanos / 3, MAX_RECHECK_NANOS);
+    }
+
+    @Nullable RedisSession session() {
+        return this.session;
+    }
+
+    @Override
+    public String namespace() {
+        return this.keyspace.namespace();
+    }
+
+    @Override
+    public long requestTimeoutNanos() {
+        return this.requestTimeoutNanos;
+    }
+
+    @Override
+    public boolean isSessionAlive() {
+        RedisSession current = this.session;
+        return current != null && current.isAlive(this.ttlNanos);
+    }
+
+    @Override
+    public @Nullable Duration sessionRenewalAge() {
+        RedisSession current = this.session;
+        return (current != null) ? Duration.ofNanos(System.nanoTime() - current.renewedAt()) : null;
+    }
+
+    @Override
+    public String describe() {
+        return this.where;
+    }
+
+    @Override
+    public void checkOpen() {
+        if (this.closed) {
+            throw new IllegalStateException("The Redis lock registry on " + this.where + " is closed");
+        }
+    }
+
+    @Override
+    public boolean isClosed() {
+        return this.closed;
+    }
+}

@@ -1,0 +1,173 @@
+package io.github.distlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The Lua scripts that keep a lock's queue. Each runs atomically on the primary that owns the
+ * lock's slot, touches only names of that one lock (they share a hash tag), and is idempotent, so
+ * a client that resends a command after a reconnect changes nothing twice.
+ *
+ * <p>Invariants the scripts keep together: an entry id is in a queue at most once, with the fence
+ * drawn when it was first added; the holder is the oldest entry whose liveness key exists; an
+ * entry whose liveness key is gone is removed when it reaches the head (so a dead waiter never
+ * stalls the queue); whenever a script changes who holds, it publishes the new holder's id; the
+ * queue and the counter live at least as long as the longest-lived entry that was added or
+ * renewed.
+ */
+final class RedisScripts {
+
+    /**
+     * Shared by the scripts that change the queue: drops dead entries at the head and returns the
+     * live head's id and liveness-key PTTL (-1 for a key without expiry, written by hand).
+     */
+    private static final String LIVE_HEAD = """
+            local function liveHead(queue, prefix)
+              while true do
+                local first = redis.call('ZRANGE', queue, 0, 0)
+                if #first == 0 then return nil, 0 end
+                local pttl = redis.call('PTTL', prefix .. first[1])
+                if pttl ~= -2 then return first[1], pttl end
+                redis.call('ZREM', queue, first[1])
+              end
+            end
+            local function outlive(name, ttl)
+              local left = redis.call('PTTL', name)
+              if left ~= -2 and left < ttl then redis.call('PEXPIRE', name, ttl) end
+            end
+            """;
+
+    /**
+     * KEYS: queue, counter, own entry key. ARGV: entry id, TTL ms, entry value, entry prefix, channel.
+     * Returns {fence, 1} when the entry holds, {fence, 0, head's value, head's PTTL} when it waits.
+     */
+    static final RedisScript ENQUEUE = new RedisScript("enqueue", LIVE_HEAD + """
+            local queue, counter, own = KEYS[1], KEYS[2], KEYS[3]
+            local id, ttl, prefix = ARGV[1], tonumber(ARGV[2]), ARGV[4]
+            local fence = redis.call('ZSCORE', queue, id)
+            if fence then
+              if redis.call('EXISTS', own) == 0 then return {-1} end
+              fence = tonumber(fence)
+            else
+              if redis.call('EXISTS', counter) == 0 then
+                local now = redis.call('TIME')
+                redis.call('SET', counter, now[1] .. string.format('%06d', tonumber(now[2])))
+              end
+              fence = redis.call('INCR', counter)
+              redis.call('SET', own, ARGV[3], 'PX', ttl)
+              redis.call('ZADD', queue, fence, id)
+            end
+            outlive(queue, ttl)
+            outlive(counter, ttl)
+            local before = redis.call('ZRANGE', queue, 0, 0)[1]
+            local head, pttl = liveHead(queue, prefix)
+            if head == id then return {fence, 1} end
+            if head ~= before then redis.call('PUBLISH', ARGV[5], head) end
+            return {fence, 0, redis.call('GET', prefix .. head) or '', pttl}
+            """);
+
+    /**
+     * KEYS: queue, own entry key. ARGV: entry id, entry prefix, channel.
+     * Returns {0} if the entry is gone, {1} if it holds, {2, head's value, head's PTTL} if it waits.
+     */
+    static final RedisScript CHECK = new RedisScript("check", LIVE_HEAD + """
+            local queue, own = KEYS[1], KEYS[2]
+            local id, prefix = ARGV[1], ARGV[2]
+            if not redis.call('ZSCORE', queue, id) then return {0} end
+            if redis.call('EXISTS', own) == 0 then
+              redis.call('ZREM', queue, id)
+              return {0}
+            end
+            local before = redis.call('ZRANGE', queue, 0, 0)[1]
+            local head, pttl = liveHead(queue, prefix)
+            if head == id then return {1} end
+            if head ~= before then redis.call('PUBLISH', ARGV[3], head) end
+            return {2, redis.call('GET', prefix .. head) or '', pttl}
+            """);
+
+    /**
+     * KEYS: queue, own entry key. ARGV: entry id, entry prefix, channel.
+     * Removes the entry and hands the lock to the next live entry. Returns 1 if the entry was
+     * live and queued (a release), 0 if it was already gone.
+     */
+    static final RedisScript REMOVE = new RedisScript("remove", LIVE_HEAD + """
+            local queue, own = KEYS[1], KEYS[2]
+            local id, prefix = ARGV[1], ARGV[2]
+            local live = redis.call('DEL', own)
+            local before = redis.call('ZRANGE', queue, 0, 0)[1]
+            local queued = redis.call('ZREM', queue, id)
+            if queued == 1 and before == id or before and redis.call('EXISTS', prefix .. before) == 0 then
+              local head = liveHead(queue, prefix)
+              if head and head ~= before then redis.call('PUBLISH', ARGV[3], head) end
+            end
+            if live == 1 and queued == 1 then return 1 end
+            return 0
+            """);
+
+    /**
+     * KEYS: own entry key, queue, counter. ARGV: entry id, TTL ms.
+     * Extends a queued entry's life by the TTL. Returns 1, or 0 if the entry is gone.
+     */
+    static final RedisScript RENEW = new RedisScript("renew", LIVE_HEAD + """
+            local own, queue, counter = KEYS[1], KEYS[2], KEYS[3]
+            local ttl = tonumber(ARGV[2])
+            if not redis.call('ZSCORE', queue, ARGV[1]) then
+              redis.call('DEL', own)
+              return 0
+            end
+            if redis.call('PEXPIRE', own, ttl) == 0 then return 0 end
+            outlive(queue, ttl)
+            outlive(counter, ttl)
+            return 1
+            """);
+
+    /**
+     * KEYS: queue. ARGV: entry prefix, at most this many live entries.
+     * Returns the live entries oldest first, four values each: id, fence, value, liveness PTTL.
+     * Changes nothing.
+     */
+    static final RedisScript READ = new RedisScript("read", """
+            local queue, prefix, max = KEYS[1], ARGV[1], tonumber(ARGV[2])
+            local out, found, from = {}, 0, 0
+            while found < max do
+              local page = redis.call('ZRANGE', queue, from, from + 99, 'WITHSCORES')
+              if #page == 0 then break end
+              for i = 1, #page, 2 do
+                local value = redis.call('GET', prefix .. page[i])
+                if value and found < max then
+                  local pttl = redis.call('PTTL', prefix .. page[i])
+                  out[#out + 1] = page[i]
+                  out[#out + 1] = page[i + 1]
+                  out[#out + 1] = value
+                  out[#out + 1] = pttl
+                  found = found + 1
+                end
+              end
+              from = from + 100
+            end
+            return out
+            """);
+
+    private RedisScripts() {
+    }
+
+    /** A script with its SHA-1, run by {@code EVALSHA} and loaded again after a restart emptied Redis's script cache. */
+    record RedisScript(String name, String source, String sha) {
+
+        RedisScript(String name, String source) {
+            this(name, source, sha1(source));
+        }
+
+        private static String sha1(String source) {
+            try {
+                byte[] digest = MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
+                return HexFormat.of().formatHex(digest);
+            }
+            catch (NoSuchAlgorithmException ex) {
+                throw new IllegalStateException("Every Java platform has SHA-1", ex);
+            }
+        }
+    }
+}
