@@ -1,6 +1,7 @@
 package io.github.distlock.testsupport;
 
 import java.lang.annotation.Documented;
+import java.lang.annotation.Inherited;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Inherited
 @Tag(FaultInjectionTest.TAG)
 @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
 public @interface FaultInjectionTest {

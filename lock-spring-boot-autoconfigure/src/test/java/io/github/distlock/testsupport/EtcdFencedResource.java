@@ -1,4 +1,4 @@
-package io.github.distlock.fault;
+package io.github.distlock.testsupport;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
@@ -23,7 +23,7 @@ import io.etcd.jetcd.options.PutOption;
  * {@code if stored fence < new fence then put fence, put data}. A resource never written has no
  * fence key; its first write is a transaction on the key's version being 0.
  */
-public final class FencedResource {
+public final class EtcdFencedResource implements FencedResource {
 
     private static final long TIMEOUT_SECONDS = 10;
 
@@ -33,16 +33,13 @@ public final class FencedResource {
 
     private final ByteSequence dataKey;
 
-    public FencedResource(Client client, String name) {
+    public EtcdFencedResource(Client client, String name) {
         this.client = client;
         this.fenceKey = bytes(name + "/fence");
         this.dataKey = bytes(name + "/data");
     }
 
-    /**
-     * Writes {@code data} if {@code fence} is greater than the highest fence accepted so far.
-     * @return whether the write was accepted
-     */
+    @Override
     public boolean write(long fence, String data) {
         if (fence <= 0) {
             throw new IllegalArgumentException("fence must be positive, but was " + fence);
@@ -75,13 +72,13 @@ public final class FencedResource {
         }
     }
 
-    /** The highest fence accepted so far, 0 if none. */
+    @Override
     public long storedFence() {
         String value = read(this.fenceKey);
         return (value != null) ? Long.parseLong(value) : 0;
     }
 
-    /** The data of the last accepted write, or {@code null}. */
+    @Override
     public String data() {
         return read(this.dataKey);
     }

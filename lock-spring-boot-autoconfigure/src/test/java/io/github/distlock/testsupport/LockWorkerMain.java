@@ -1,4 +1,4 @@
-package io.github.distlock.etcd;
+package io.github.distlock.testsupport;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -10,20 +10,19 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
-import io.github.distlock.testsupport.CriticalSectionChecker;
+import io.github.distlock.LockRegistry;
 import io.github.distlock.testsupport.CriticalSectionChecker.Kind;
 
 /**
  * A separate JVM that contends for locks on command, for the multi-process tests.
  *
- * <p>Arguments: {@code <endpoints,comma-separated> <namespace> <key> <lease ttl seconds> <journal file> <name>}.
+ * <p>Arguments: {@code <store spec> <namespace> <key> <lease ttl seconds> <journal file> <name>}, the
+ * store spec as {@link TestStore#open(String)} reads it.
  * Commands on stdin, one per line:
  * <ul>
  * <li>{@code LOOP <threads> <iterations> <fair|unfair|mixed> <hold millis>}: contend, journaling
@@ -42,23 +41,14 @@ public final class LockWorkerMain {
     }
 
     public static void main(String[] args) throws Exception {
-        List<String> endpoints = Arrays.asList(args[0].split(","));
         String namespace = args[1];
         String key = args[2];
         Duration ttl = Duration.ofSeconds(Long.parseLong(args[3]));
         Path journal = Path.of(args[4]);
         String name = args[5];
-        Client client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
-        EtcdLockRegistry registry = EtcdLockRegistry.builder(client)
-            .namespace(namespace)
-            .leaseTtl(ttl)
-            .ownerIdentity(name)
-            .endpoints(endpoints)
-            .build();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            registry.close();
-            client.close();
-        }));
+        TestStore store = TestStore.open(args[0]);
+        LockRegistry registry = store.registry(namespace, ttl, name);
+        Runtime.getRuntime().addShutdownHook(new Thread(store::close));
         try (OutputStream out = Files.newOutputStream(journal, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
             Journal log = new Journal(out, name);
             System.out.println("READY " + name);
@@ -81,7 +71,7 @@ public final class LockWorkerMain {
         }
     }
 
-    private static void loop(EtcdLockRegistry registry, String key, Journal log, int threads, int iterations,
+    private static void loop(LockRegistry registry, String key, Journal log, int threads, int iterations,
             String mode, long holdMillis) throws InterruptedException {
         AtomicInteger acquisitions = new AtomicInteger();
         List<Thread> workers = new ArrayList<>();

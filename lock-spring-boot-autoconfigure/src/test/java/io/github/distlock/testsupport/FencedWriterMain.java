@@ -1,22 +1,20 @@
-package io.github.distlock.fault;
+package io.github.distlock.testsupport;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.List;
 
-import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockLostException;
-import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.LockRegistry;
 
 /**
  * A separate JVM that holds a lock and writes to a {@link FencedResource} with its fence, for the
  * fault tests. All commands run on the main thread, which is the thread that holds the lock.
  *
- * <p>Arguments: {@code <endpoints,comma-separated> <namespace> <key> <lease ttl seconds> <resource name>}.
+ * <p>Arguments: {@code <store spec> <namespace> <key> <lease ttl seconds> <resource name>}, the
+ * store spec as {@link TestStore#open(String)} reads it.
  * Commands on stdin, one per line, each answered with one line:
  * <ul>
  * <li>{@code HOLD}: take the lock, answer {@code HOLDING <fence>};</li>
@@ -32,23 +30,14 @@ public final class FencedWriterMain {
     }
 
     public static void main(String[] args) throws Exception {
-        List<String> endpoints = Arrays.asList(args[0].split(","));
         String namespace = args[1];
         String key = args[2];
         Duration ttl = Duration.ofSeconds(Long.parseLong(args[3]));
         String resourceName = args[4];
-        Client client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
-        EtcdLockRegistry registry = EtcdLockRegistry.builder(client)
-            .namespace(namespace)
-            .leaseTtl(ttl)
-            .ownerIdentity("fenced-writer")
-            .endpoints(endpoints)
-            .build();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            registry.close();
-            client.close();
-        }));
-        FencedResource resource = new FencedResource(client, resourceName);
+        TestStore store = TestStore.open(args[0]);
+        LockRegistry registry = store.registry(namespace, ttl, "fenced-writer");
+        Runtime.getRuntime().addShutdownHook(new Thread(store::close));
+        FencedResource resource = store.resource(resourceName);
         FencedLock lock = registry.obtain(key, true);
         System.out.println("READY");
         BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

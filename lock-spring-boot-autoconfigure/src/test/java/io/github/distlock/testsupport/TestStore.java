@@ -1,0 +1,196 @@
+package io.github.distlock.testsupport;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import io.github.distlock.core.CoreLockRegistry;
+import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.redis.RedisLockRegistry;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * One process's view of a lock store for the multi-process and fault tests: a client, the
+ * registries built on it, a fenced resource and a count of a key's entries, the same for every
+ * store. A spec string ({@code etcd=<endpoints,comma-separated>} or {@code redis=<uri>}) names the
+ * store, so that a child JVM can open the store its test uses.
+ */
+public abstract class TestStore implements AutoCloseable {
+
+    private final String spec;
+
+    private final List<AutoCloseable> registries = new ArrayList<>();
+
+    private TestStore(String spec) {
+        this.spec = spec;
+    }
+
+    /**
+     * @param spec {@code etcd=<endpoints>} or {@code redis=<uri>}
+     * @return a store with its own client
+     */
+    public static TestStore open(String spec) {
+        int separator = spec.indexOf('=');
+        String kind = (separator > 0) ? spec.substring(0, separator) : spec;
+        String address = spec.substring(separator + 1);
+        return switch (kind) {
+            case "etcd" -> new Etcd(spec, Arrays.asList(address.split(",")));
+            case "redis" -> new Redis(spec, address);
+            default -> throw new IllegalArgumentException("Unknown store spec '" + spec + "'");
+        };
+    }
+
+    /** @return the spec to pass to a child JVM */
+    public String spec() {
+        return this.spec;
+    }
+
+    /**
+     * Builds a registry, closed with this store.
+     * @param namespace the namespace, in the store's own form (see {@link #namespace(String)})
+     * @param ttl the lease TTL
+     * @param owner the owner identity
+     * @return the registry
+     */
+    public CoreLockRegistry registry(String namespace, Duration ttl, String owner) {
+        CoreLockRegistry registry = newRegistry(namespace, ttl, owner);
+        this.registries.add((AutoCloseable) registry);
+        return registry;
+    }
+
+    /**
+     * @param id a unique word
+     * @return a namespace for this store that contains it
+     */
+    public abstract String namespace(String id);
+
+    /**
+     * @param name a unique name
+     * @return a fenced resource in this store
+     */
+    public abstract FencedResource resource(String name);
+
+    /**
+     * @param namespace the registries' namespace
+     * @param key a lock key
+     * @return how many entries (holder and waiters, live or not yet removed) the key has
+     */
+    public abstract long entries(String namespace, String key);
+
+    protected abstract CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner);
+
+    protected abstract void closeClient();
+
+    /** Closes the registries (which releases their locks), then the client. */
+    @Override
+    public void close() {
+        for (AutoCloseable registry : this.registries) {
+            try {
+                registry.close();
+            }
+            catch (Exception ex) {
+                throw new IllegalStateException("Could not close " + registry, ex);
+            }
+        }
+        closeClient();
+    }
+
+    private static final class Etcd extends TestStore {
+
+        private final List<String> endpoints;
+
+        private final Client client;
+
+        Etcd(String spec, List<String> endpoints) {
+            super(spec);
+            this.endpoints = endpoints;
+            this.client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+        }
+
+        @Override
+        public String namespace(String id) {
+            return "/" + id + "/";
+        }
+
+        @Override
+        public FencedResource resource(String name) {
+            return new EtcdFencedResource(this.client, "/" + name);
+        }
+
+        @Override
+        public long entries(String namespace, String key) {
+            try {
+                // The root of a key as EtcdKeyspace writes it: no test key here needs escaping.
+                String root = namespace + "#" + key + "/";
+                return this.client.getKVClient()
+                    .get(io.etcd.jetcd.ByteSequence.from(root, java.nio.charset.StandardCharsets.UTF_8),
+                            GetOption.builder().isPrefix(true).withCountOnly(true).build())
+                    .get(10, TimeUnit.SECONDS)
+                    .getCount();
+            }
+            catch (Exception ex) {
+                throw new IllegalStateException("Could not count the entries of '" + key + "'", ex);
+            }
+        }
+
+        @Override
+        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner) {
+            return EtcdLockRegistry.builder(this.client).namespace(namespace).leaseTtl(ttl).ownerIdentity(owner)
+                .endpoints(this.endpoints).build();
+        }
+
+        @Override
+        protected void closeClient() {
+            this.client.close();
+        }
+    }
+
+    private static final class Redis extends TestStore {
+
+        private final String uri;
+
+        private final RedisClient client;
+
+        private final StatefulRedisConnection<String, String> raw;
+
+        Redis(String spec, String uri) {
+            super(spec);
+            this.uri = uri;
+            this.client = RedisClient.create(uri);
+            this.raw = this.client.connect();
+        }
+
+        @Override
+        public String namespace(String id) {
+            return id + ":";
+        }
+
+        @Override
+        public FencedResource resource(String name) {
+            return new RedisFencedResource(this.raw.sync(), name);
+        }
+
+        @Override
+        public long entries(String namespace, String key) {
+            // The queue as RedisKeyspace names it: no test key here needs escaping.
+            return this.raw.sync().zcard(namespace + "{" + key + "}:q");
+        }
+
+        @Override
+        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner) {
+            return RedisLockRegistry.builder(this.client).namespace(namespace).leaseTtl(ttl).ownerIdentity(owner)
+                .description("Redis at " + this.uri).build();
+        }
+
+        @Override
+        protected void closeClient() {
+            this.raw.close();
+            this.client.shutdown();
+        }
+    }
+}
