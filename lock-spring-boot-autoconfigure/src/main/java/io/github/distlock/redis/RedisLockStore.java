@@ -102,6 +102,10 @@ final class RedisLockStore implements LockStore {
                 // Handover messages published while the subscription was down are lost.
                 RedisLockStore.this.entries.values().forEach(RedisEntry::checkNow);
             }
+            if (connected != null && connection == connected.commands() && !RedisLockStore.this.closed) {
+                // A restarted Redis may have forgotten the session: holders learn it now, not a TTL/3 later.
+                RedisLockStore.this.maintenance.execute(RedisLockStore.this::renew);
+            }
         }
     };
 
