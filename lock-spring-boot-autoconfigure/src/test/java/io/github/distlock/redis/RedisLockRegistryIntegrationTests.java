@@ -1,0 +1,179 @@
+package io.github.distlock.redis;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distlock.FencedLock;
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
+import io.github.distlock.testsupport.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** What is particular to the Redis layout: namespaces, dead entries, the fence counter, inspection. */
+class RedisLockRegistryIntegrationTests {
+
+    /** Far above the prompt bounds below: anything that waited for an expiry would fail them. */
+    private static final Duration TTL = Duration.ofSeconds(20);
+
+    private static final Duration PROMPT = Duration.ofSeconds(2);
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    private static RedisServer redis;
+
+    private static RedisClient client;
+
+    private static StatefulRedisConnection<String, String> raw;
+
+    private RedisLockRegistry outer;
+
+    private RedisLockRegistry inner;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start(false);
+        client = RedisClient.create(redis.uri());
+        raw = client.connect();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        raw.close();
+        client.shutdown();
+        redis.close();
+    }
+
+    @AfterEach
+    void closeRegistries() {
+        if (this.outer != null) {
+            this.outer.close();
+        }
+        if (this.inner != null) {
+            this.inner.close();
+        }
+    }
+
+    private static RedisLockRegistry registry(String namespace, String owner) {
+        return RedisLockRegistry.builder(client).namespace(namespace).leaseTtl(TTL).ownerIdentity(owner).build();
+    }
+
+    @Test
+    void nestedNamespacesNeverSeeOrQueueBehindEachOthersLocks() throws Exception {
+        this.outer = registry("nest:", "outer");
+        this.inner = registry("nest:orders:", "inner");
+        FencedLock outerLock = this.outer.obtain("orders:1", true);
+        outerLock.lock();
+        FencedLock innerLock = this.inner.obtain("1", true);
+        FencedLock innerSameKey = this.inner.obtain("orders:1", true);
+        try {
+            assertThat(innerLock.tryLock(0, TimeUnit.SECONDS)).isTrue();
+            assertThat(innerSameKey.tryLock(0, TimeUnit.SECONDS)).isTrue();
+            NamespaceSnapshot outerLocks = this.outer.describeLocks(100);
+            NamespaceSnapshot innerLocks = this.inner.describeLocks(100);
+            assertThat(outerLocks.locks()).extracting(LockSnapshot::key).containsExactly("orders:1");
+            assertThat(innerLocks.locks()).extracting(LockSnapshot::key).containsExactly("1", "orders:1");
+            assertThat(outerLocks.namespace()).isEqualTo("nest:");
+        }
+        finally {
+            innerSameKey.unlock();
+            innerLock.unlock();
+            outerLock.unlock();
+        }
+    }
+
+    @Test
+    void aDeadWaiterInTheQueueDoesNotDelayTheNextOne() throws Exception {
+        this.outer = registry("dead-waiter:", "holder");
+        FencedLock holder = this.outer.obtain("job", true);
+        holder.lock();
+        RedisKeyspace names = this.outer.keyspace();
+        // An entry whose process died: queued behind the holder, its liveness key gone.
+        long deadFence = raw.sync().incr(names.fenceCounter("job"));
+        raw.sync().zadd(names.queue("job"), deadFence, "dead-process-1");
+        this.inner = registry("dead-waiter:", "next");
+        CompletableFuture<Long> next = acquireInBackground(this.inner.obtain("job", true));
+        await().atMost(LONG).until(() -> raw.sync().zcard(names.queue("job")) == 3);
+
+        long releasedAt = System.nanoTime();
+        holder.unlock();
+        assertThat(next.get(LONG.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(deadFence);
+        assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).isLessThan(PROMPT);
+        await().atMost(LONG).until(() -> raw.sync().exists(names.queue("job")) == 0);
+    }
+
+    @Test
+    void fencesKeepIncreasingWhenTheCounterIsGone() throws Exception {
+        this.outer = registry("counter:", "owner");
+        FencedLock lock = this.outer.obtain("k", true);
+        lock.lock();
+        long first = lock.getFence();
+        lock.unlock();
+        // As after its expiry, or a restart without persistence.
+        raw.sync().del(this.outer.keyspace().fenceCounter("k"));
+        lock.lock();
+        long second = lock.getFence();
+        lock.unlock();
+        assertThat(second).isGreaterThan(first);
+        // Started from the server's clock in microseconds.
+        long serverMicros = Long.parseLong(raw.sync().time().get(0)) * 1_000_000;
+        assertThat(second).isGreaterThan(serverMicros - TimeUnit.MINUTES.toMicros(1));
+    }
+
+    @Test
+    void describeLockShowsTheHolderAndWaitersWithTheirLeases() throws Exception {
+        this.outer = registry("inspect:", "holder-app");
+        this.inner = registry("inspect:", "waiter-app");
+        FencedLock holder = this.outer.obtain("report", true);
+        holder.lock();
+        CompletableFuture<Long> waiter = acquireInBackground(this.inner.obtain("report", true));
+        await().atMost(LONG).until(() -> this.inner.getWaitingThreadCount() == 1);
+        try {
+            LockSnapshot lock = this.inner.describeLock("report", 10);
+            assertThat(lock.holder().describe()).isEqualTo("holder-app/" + Thread.currentThread().getName());
+            assertThat(lock.holder().fence()).isEqualTo(holder.getFence());
+            assertThat(lock.holder().leaseTimeToLive()).isPositive().isLessThanOrEqualTo(TTL);
+            assertThat(lock.holder().queuedAt()).isNotNull();
+            assertThat(lock.waiters()).singleElement().satisfies(entry -> {
+                assertThat(entry.owner()).isEqualTo("waiter-app");
+                assertThat(entry.thread()).isEqualTo("background-waiter");
+                assertThat(entry.fence()).isGreaterThan(holder.getFence());
+            });
+            assertThat(this.inner.describeLock("report", 1).waiters()).isEmpty();
+            assertThat(holder.getHolder()).isEqualTo("holder-app/" + Thread.currentThread().getName());
+        }
+        finally {
+            holder.unlock();
+        }
+        waiter.get(LONG.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    private static CompletableFuture<Long> acquireInBackground(FencedLock lock) {
+        CompletableFuture<Long> fence = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            try {
+                if (!lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)) {
+                    fence.completeExceptionally(new IllegalStateException("not acquired within " + LONG));
+                    return;
+                }
+                long acquired = lock.getFence();
+                lock.unlock();
+                fence.complete(acquired);
+            }
+            catch (Throwable ex) {
+                fence.completeExceptionally(ex);
+            }
+        }, "background-waiter");
+        thread.setDaemon(true);
+        thread.start();
+        return fence;
+    }
+}
