@@ -2,8 +2,6 @@ package io.github.distlock.redis;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -179,23 +177,31 @@ final class RedisConnection {
          * a restart or a {@code SCRIPT FLUSH}).
          */
         <T> CompletableFuture<T> eval(RedisScript script, ScriptOutputType type, String[] keys, String... args) {
-            CompletionStage<T> bySha = this.async.<T>evalsha(script.sha(), type, keys, args);
-            return bySha.toCompletableFuture().handle((result, failure) -> {
+            CompletableFuture<T> result = new CompletableFuture<>();
+            this.async.<T>evalsha(script.sha(), type, keys, args).whenComplete((answer, failure) -> {
                 if (failure == null) {
-                    return CompletableFuture.completedFuture(result);
+                    result.complete(answer);
                 }
-                Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-                        ? failure.getCause() : failure;
-                if (cause instanceof RedisNoScriptException) {
-                    return this.async.<T>eval(script.source(), type, keys, args).toCompletableFuture();
+                else if (failure instanceof RedisNoScriptException) {
+                    this.async.<T>eval(script.source(), type, keys, args).whenComplete((retried, again) -> {
+                        if (again == null) {
+                            result.complete(retried);
+                        }
+                        else {
+                            result.completeExceptionally(again);
+                        }
+                    });
                 }
-                return CompletableFuture.<T>failedFuture(cause);
-            }).thenCompose(next -> next);
+                else {
+                    result.completeExceptionally(failure);
+                }
+            });
+            return result;
         }
 
-        @SuppressWarnings("unchecked")
+        /** Runs a script whose answer is an array (with {@link io.lettuce.core.codec.StringCodec}: strings and longs). */
         CompletableFuture<List<Object>> evalList(RedisScript script, String[] keys, String... args) {
-            return eval(script, ScriptOutputType.MULTI, keys, args).thenApply(result -> (List<Object>) result);
+            return eval(script, ScriptOutputType.MULTI, keys, args);
         }
 
         void close() {

@@ -45,6 +45,10 @@ final class RedisEntry implements StoreEntry {
 
     private final String value;
 
+    private final RedisKeyspace.LockNames names;
+
+    private final String entryKey;
+
     private final ReentrantLock lock = new ReentrantLock();
 
     private final Condition changed = this.lock.newCondition();
@@ -74,6 +78,8 @@ final class RedisEntry implements StoreEntry {
         this.id = id;
         this.key = key;
         this.value = value;
+        this.names = store.keyspace().namesOf(key);
+        this.entryKey = this.names.entryPrefix() + id;
     }
 
     @Override
@@ -84,7 +90,6 @@ final class RedisEntry implements StoreEntry {
     @Override
     public boolean acquire(Wait wait, Wait attempt)
             throws StoreUnavailableException, EntryLostException, InterruptedException {
-        RedisKeyspace names = this.store.keyspace();
         Connected connection = this.store.connected(attempt);
         // Tracked before the write: a handover can be published before the write's answer arrives.
         this.store.track(this);
@@ -92,8 +97,8 @@ final class RedisEntry implements StoreEntry {
         List<Object> answer;
         try {
             answer = RedisConnection.await(connection.evalList(RedisScripts.ENQUEUE,
-                    new String[] { names.queue(this.key), names.fenceCounter(this.key), entryKey() }, this.id,
-                    String.valueOf(this.store.ttlMillis()), this.value, names.entryPrefix(this.key), names.channel()),
+                    new String[] { this.names.queue(), this.names.counter(), this.entryKey }, this.id,
+                    this.store.ttlArgument(), this.value, this.names.entryPrefix(), this.store.keyspace().channel()),
                     attempt.atMost(this.store.requestTimeoutNanos()), "Writing the lock entry");
         }
         catch (StoreUnavailableException | InterruptedException ex) {
@@ -195,13 +200,13 @@ final class RedisEntry implements StoreEntry {
 
     /** Checks the entry's place in Redis. @return whether it holds */
     private boolean check(Wait wait) throws EntryLostException, InterruptedException {
-        RedisKeyspace names = this.store.keyspace();
         List<Object> answer;
         try {
             Connected connection = this.store.connected(wait.atMost(this.store.requestTimeoutNanos()));
             answer = RedisConnection.await(connection.evalList(RedisScripts.CHECK,
-                    new String[] { names.queue(this.key), entryKey() }, this.id, names.entryPrefix(this.key),
-                    names.channel()), wait.atMost(this.store.requestTimeoutNanos()), "Checking the lock entry");
+                    new String[] { this.names.queue(), this.entryKey }, this.id, this.names.entryPrefix(),
+                    this.store.keyspace().channel()), wait.atMost(this.store.requestTimeoutNanos()),
+                    "Checking the lock entry");
         }
         catch (StoreUnavailableException ex) {
             // Keep the place: the entry lives while renewals succeed; if they stop, it is lost.
@@ -356,14 +361,13 @@ final class RedisEntry implements StoreEntry {
             this.store.removeLater(this, this.renewedAt);
             return false;
         }
-        RedisKeyspace names = this.store.keyspace();
         Wait bound = Wait.timeout(this.store.requestTimeoutNanos(), false);
         long released;
         try {
             Connected connection = this.store.connected(bound);
             released = (Long) RedisConnection.await(connection.eval(RedisScripts.REMOVE,
-                    ScriptOutputType.INTEGER, new String[] { names.queue(this.key), entryKey() },
-                    this.id, names.entryPrefix(this.key), names.channel()), bound, "Releasing the lock entry");
+                    ScriptOutputType.INTEGER, new String[] { this.names.queue(), this.entryKey }, this.id,
+                    this.names.entryPrefix(), this.store.keyspace().channel()), bound, "Releasing the lock entry");
         }
         catch (StoreUnavailableException ex) {
             this.store.removeLater(this, this.renewedAt);
@@ -388,7 +392,11 @@ final class RedisEntry implements StoreEntry {
     }
 
     String entryKey() {
-        return this.store.keyspace().entryPrefix(this.key) + this.id;
+        return this.entryKey;
+    }
+
+    RedisKeyspace.LockNames names() {
+        return this.names;
     }
 
     @Override

@@ -76,6 +76,16 @@ final class RedisKeyspace {
         return base(lockKey) + ":e:";
     }
 
+    /** @return the names of one lock, escaped once */
+    LockNames namesOf(String lockKey) {
+        String base = base(lockKey);
+        return new LockNames(base + ":q", base + ":f", base + ":e:");
+    }
+
+    /** The names of one lock: its queue, its fence counter, and the prefix of its entry keys. */
+    record LockNames(String queue, String counter, String entryPrefix) {
+    }
+
     String channel() {
         return this.namespace + "handover";
     }

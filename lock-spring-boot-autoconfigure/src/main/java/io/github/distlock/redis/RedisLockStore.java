@@ -71,6 +71,8 @@ final class RedisLockStore implements LockStore {
 
     private final long requestTimeoutNanos;
 
+    private final String ttlArgument;
+
     private final String ownerIdentity;
 
     private final String where;
@@ -122,6 +124,7 @@ final class RedisLockStore implements LockStore {
         this.client = client;
         this.keyspace = keyspace;
         this.ttlNanos = leaseTtl.toNanos();
+        this.ttlArgument = Long.toString(leaseTtl.toMillis());
         this.requestTimeoutNanos = requestTimeout.toNanos();
         this.ownerIdentity = ownerIdentity;
         this.where = where;
@@ -241,8 +244,8 @@ final class RedisLockStore implements LockStore {
             return;
         }
         connected.eval(RedisScripts.REMOVE, ScriptOutputType.INTEGER,
-                new String[] { this.keyspace.queue(entry.lockKey()), entry.entryKey() }, entry.id,
-                this.keyspace.entryPrefix(entry.lockKey()), this.keyspace.channel())
+                new String[] { entry.names().queue(), entry.entryKey() }, entry.id, entry.names().entryPrefix(),
+                this.keyspace.channel())
             .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
             .whenComplete((removed, failure) -> {
                 if (failure == null) {
@@ -280,7 +283,7 @@ final class RedisLockStore implements LockStore {
         }
         current.renewing(true);
         long sentAt = System.nanoTime();
-        String ttl = String.valueOf(ttlMillis());
+        String ttl = ttlArgument();
         List<CompletableFuture<?>> batch = new ArrayList<>();
         batch.add(connected.async().pexpire(current.key, ttlMillis()).toCompletableFuture()
             .thenAccept(renewed -> {
@@ -293,10 +296,9 @@ final class RedisLockStore implements LockStore {
             }));
         for (RedisEntry entry : current.entries) {
             if (entry.isWritten()) {
-                String key = entry.lockKey();
                 batch.add(connected.eval(RedisScripts.RENEW, ScriptOutputType.INTEGER,
-                        new String[] { entry.entryKey(), this.keyspace.queue(key), this.keyspace.fenceCounter(key) },
-                        entry.id, ttl)
+                        new String[] { entry.entryKey(), entry.names().queue(), entry.names().counter() }, entry.id,
+                        ttl)
                     .thenAccept(renewed -> {
                         if (Long.valueOf(1).equals(renewed)) {
                             entry.renewed(sentAt);
@@ -500,8 +502,8 @@ final class RedisLockStore implements LockStore {
             List<CompletableFuture<?>> removals = new ArrayList<>();
             for (RedisEntry entry : open) {
                 removals.add(connected.eval(RedisScripts.REMOVE, ScriptOutputType.INTEGER,
-                        new String[] { this.keyspace.queue(entry.lockKey()), entry.entryKey() }, entry.id,
-                        this.keyspace.entryPrefix(entry.lockKey()), this.keyspace.channel()));
+                        new String[] { entry.names().queue(), entry.entryKey() }, entry.id,
+                        entry.names().entryPrefix(), this.keyspace.channel()));
             }
             if (current != null) {
                 removals.add(connected.async().del(current.key).toCompletableFuture());
@@ -531,6 +533,11 @@ final class RedisLockStore implements LockStore {
 
     long ttlMillis() {
         return TimeUnit.NANOSECONDS.toMillis(this.ttlNanos);
+    }
+
+    /** The TTL as the scripts take it: milliseconds, as text. */
+    String ttlArgument() {
+        return this.ttlArgument;
     }
 
     /** A waiter checks its place at least this often: a third of the TTL, at most 5 s. */

@@ -25,12 +25,14 @@ final class RedisScripts {
      */
     private static final String LIVE_HEAD = """
             local function liveHead(queue, prefix)
+              local dropped = false
               while true do
                 local first = redis.call('ZRANGE', queue, 0, 0)
-                if #first == 0 then return nil, 0 end
+                if #first == 0 then return nil, 0, dropped end
                 local pttl = redis.call('PTTL', prefix .. first[1])
-                if pttl ~= -2 then return first[1], pttl end
+                if pttl ~= -2 then return first[1], pttl, dropped end
                 redis.call('ZREM', queue, first[1])
+                dropped = true
               end
             end
             local function outlive(name, ttl)
@@ -51,20 +53,21 @@ final class RedisScripts {
               if redis.call('EXISTS', own) == 0 then return {-1} end
               fence = tonumber(fence)
             else
-              if redis.call('EXISTS', counter) == 0 then
-                local now = redis.call('TIME')
-                redis.call('SET', counter, now[1] .. string.format('%06d', tonumber(now[2])))
-              end
               fence = redis.call('INCR', counter)
+              if fence == 1 then
+                -- The counter was missing: start it from the clock, above every fence it gave before.
+                local now = redis.call('TIME')
+                fence = tonumber(now[1]) * 1000000 + tonumber(now[2])
+                redis.call('SET', counter, fence)
+              end
               redis.call('SET', own, ARGV[3], 'PX', ttl)
               redis.call('ZADD', queue, fence, id)
             end
             outlive(queue, ttl)
             outlive(counter, ttl)
-            local before = redis.call('ZRANGE', queue, 0, 0)[1]
-            local head, pttl = liveHead(queue, prefix)
+            local head, pttl, dropped = liveHead(queue, prefix)
             if head == id then return {fence, 1} end
-            if head ~= before then redis.call('PUBLISH', ARGV[5], head) end
+            if dropped then redis.call('PUBLISH', ARGV[5], head) end
             return {fence, 0, redis.call('GET', prefix .. head) or '', pttl}
             """);
 
@@ -80,10 +83,9 @@ final class RedisScripts {
               redis.call('ZREM', queue, id)
               return {0}
             end
-            local before = redis.call('ZRANGE', queue, 0, 0)[1]
-            local head, pttl = liveHead(queue, prefix)
+            local head, pttl, dropped = liveHead(queue, prefix)
             if head == id then return {1} end
-            if head ~= before then redis.call('PUBLISH', ARGV[3], head) end
+            if dropped then redis.call('PUBLISH', ARGV[3], head) end
             return {2, redis.call('GET', prefix .. head) or '', pttl}
             """);
 

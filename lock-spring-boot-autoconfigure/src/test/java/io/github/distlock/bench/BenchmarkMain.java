@@ -17,7 +17,8 @@ import io.github.distlock.testsupport.EtcdCluster;
  * PASS or MISS against its target. A MISS is a finding, not a failure: the exit code is non-zero
  * only when the harness itself fails.
  *
- * <p>Run with {@code mvn -B -q -Pbenchmarks -pl lock-spring-boot-autoconfigure -am verify}.
+ * <p>Run with {@code mvn -B -q -Pbenchmarks -pl lock-spring-boot-autoconfigure -am verify}; add
+ * {@code -Dbench.store=redis} for the Redis benchmarks ({@link RedisBenchmark}) instead.
  */
 public final class BenchmarkMain {
 
@@ -28,6 +29,13 @@ public final class BenchmarkMain {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("redis")) {
+            redis();
+            return;
+        }
+        if (args.length > 0 && !args[0].equals("etcd")) {
+            throw new IllegalArgumentException("Unknown store '" + args[0] + "': etcd or redis");
+        }
         long started = System.nanoTime();
         // Other work on the machine skews every number; the load average tells the reader whether there was any.
         String loadAtStart = loadAverage();
@@ -52,6 +60,21 @@ public final class BenchmarkMain {
                 Runtime.getRuntime().availableProcessors(), cpuModel(), System.getProperty("java.vm.name"),
                 System.getProperty("java.runtime.version"), etcdVersion, (System.nanoTime() - started) / 1e9,
                 loadAtStart, loadAverage()));
+        table.print(System.out);
+    }
+
+    /** The Redis benchmarks ({@link RedisBenchmark}) and their table. */
+    private static void redis() throws Exception {
+        long started = System.nanoTime();
+        String loadAtStart = loadAverage();
+        ResultTable table = new ResultTable();
+        String version = RedisBenchmark.run(table);
+        System.out.println();
+        System.out.println(String.format(Locale.ROOT, "distlock Redis benchmarks: %d cores%s, %s %s, redis-server %s "
+                + "(no persistence, loopback), Redisson %s; run took %.0f s; load average %s at start, %s at end",
+                Runtime.getRuntime().availableProcessors(), cpuModel(), System.getProperty("java.vm.name"),
+                System.getProperty("java.runtime.version"), version, org.redisson.Version.class.getPackage()
+                    .getImplementationVersion(), (System.nanoTime() - started) / 1e9, loadAtStart, loadAverage()));
         table.print(System.out);
     }
 

@@ -87,14 +87,14 @@ final class HandoffScenario {
         // The workers' first seconds of contention run cold code (class loading, JIT) at half speed or
         // less: not counted, or they would count against whichever mode came first.
         System.out.println("[bench] scenario 2/3: warming up the workers (not counted)");
-        measure("fair", WARMUP_RUN_NANOS, new Contention());
-        Contention fair = new Contention();
-        Contention unfair = new Contention();
+        measure("fair", WARMUP_RUN_NANOS, new Contention(PROCESSES));
+        Contention fair = new Contention(PROCESSES);
+        Contention unfair = new Contention(PROCESSES);
         measure("fair", WINDOW_NANOS, fair);
         measure("unfair", WINDOW_NANOS, unfair);
         measure("unfair", WINDOW_NANOS, unfair);
         measure("fair", WINDOW_NANOS, fair);
-        Contention lockService = new Contention();
+        Contention lockService = new Contention(PROCESSES);
         measure("jetcd", 2 * WINDOW_NANOS, lockService);
 
         double floorRate = floor.cycles().serialRate();
@@ -102,10 +102,10 @@ final class HandoffScenario {
         table.add("2", "fair handoff, 4 processes: acquisitions", ResultTable.rate(fair.rate()),
                 "floor serial cycles " + ResultTable.rate(floorRate), ResultTable.ratio(fair.rate() / floorRate),
                 ">= 0.60x floor", fair.rate() >= 0.6 * floorRate);
-        table.add("2", "fair handoff gap (release -> next holder returns)", ResultTable.latency(fair.gaps),
+        table.add("2", "fair handoff gap (release -> next holder returns)", ResultTable.latency(fair.gaps()),
                 "one etcd write: median " + ResultTable.millis(oneWrite),
-                ResultTable.ratio((double) fair.gaps.median() / oneWrite), "p99 < 15 ms",
-                fair.gaps.p99() < TimeUnit.MILLISECONDS.toNanos(15));
+                ResultTable.ratio((double) fair.gaps().median() / oneWrite), "p99 < 15 ms",
+                fair.gaps().p99() < TimeUnit.MILLISECONDS.toNanos(15));
         table.add("2", "fair handoff vs etcd's Lock service", ResultTable.rate(fair.rate()),
                 "jetcd Lock " + ResultTable.rate(lockService.rate()),
                 ResultTable.ratio(fair.rate() / lockService.rate()), ">= 10x jetcd Lock",
@@ -113,7 +113,7 @@ final class HandoffScenario {
         table.info("2", "fair: etcd writes per acquisition; shares",
                 ResultTable.number("%.2f", fair.writesPerAcquisition()), "per-process " + fair.shares(), "");
         table.info("2", "jetcd Lock service, 4 processes (reference)",
-                ResultTable.rate(lockService.rate()) + ", gap " + ResultTable.latency(lockService.gaps),
+                ResultTable.rate(lockService.rate()) + ", gap " + ResultTable.latency(lockService.gaps()),
                 ResultTable.number("%.2f writes/acq.", lockService.writesPerAcquisition()), "");
         table.add("3", "unfair handoff, 4 processes: acquisitions", ResultTable.rate(unfair.rate()),
                 "fair " + ResultTable.rate(fair.rate()), ResultTable.ratio(unfair.rate() / fair.rate()),
@@ -125,8 +125,8 @@ final class HandoffScenario {
         table.add("3", "unfair: etcd writes per acquisition (revision delta)",
                 ResultTable.number("%.2f", unfair.writesPerAcquisition()), "", "", "<= 2.5",
                 unfair.writesPerAcquisition() <= 2.5);
-        table.info("3", "unfair handoff gap", ResultTable.latency(unfair.gaps),
-                "fair " + ResultTable.latency(fair.gaps), "");
+        table.info("3", "unfair handoff gap", ResultTable.latency(unfair.gaps()),
+                "fair " + ResultTable.latency(fair.gaps()), "");
     }
 
     /** One window of contention: all workers loop from now on; records inside the window count. */
@@ -156,7 +156,7 @@ final class HandoffScenario {
                 acquisitions / (windowNanos / 1e9)));
     }
 
-    private static void deleteRecursively(Path directory) throws IOException {
+    static void deleteRecursively(Path directory) throws IOException {
         try (Stream<Path> paths = Files.walk(directory)) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(path);
@@ -168,74 +168,10 @@ final class HandoffScenario {
         return this.client.getKVClient().get(REVISION_PROBE).get().getHeader().getRevision();
     }
 
-    private static void sleepUntil(long nanoTime) throws InterruptedException {
+    static void sleepUntil(long nanoTime) throws InterruptedException {
         long remaining = nanoTime - System.nanoTime();
         if (remaining > 0) {
             TimeUnit.NANOSECONDS.sleep(remaining);
-        }
-    }
-
-    /** What the windows of one mode add up to. */
-    private static final class Contention {
-
-        private final Samples gaps = new Samples();
-
-        private final long[] perProcess = new long[PROCESSES];
-
-        private long acquisitions;
-
-        private long windowNanos;
-
-        private long writes;
-
-        /** @return the acquisitions of this window */
-        long add(List<Path> files, long window, long revisionDelta) throws IOException {
-            List<long[]> records = new ArrayList<>();
-            for (int process = 0; process < files.size(); process++) {
-                List<String> lines = Files.readAllLines(files.get(process));
-                for (String line : lines) {
-                    String[] fields = line.split(" ");
-                    records.add(new long[] { Long.parseLong(fields[0]), Long.parseLong(fields[1]), process });
-                }
-                this.perProcess[process] += lines.size();
-            }
-            records.sort(Comparator.comparingLong(record -> record[0]));
-            for (int i = 1; i < records.size(); i++) {
-                long[] previous = records.get(i - 1);
-                long[] next = records.get(i);
-                // A process that takes the key again right after releasing it hands nothing off.
-                if (next[2] != previous[2]) {
-                    this.gaps.add(next[0] - previous[1]);
-                }
-            }
-            this.acquisitions += records.size();
-            this.windowNanos += window;
-            this.writes += revisionDelta;
-            return records.size();
-        }
-
-        double rate() {
-            return this.acquisitions / (this.windowNanos / 1e9);
-        }
-
-        double writesPerAcquisition() {
-            return (double) this.writes / this.acquisitions;
-        }
-
-        double leastShare() {
-            long least = Long.MAX_VALUE;
-            for (long count : this.perProcess) {
-                least = Math.min(least, count);
-            }
-            return (double) least / this.acquisitions;
-        }
-
-        String shares() {
-            List<String> shares = new ArrayList<>();
-            for (long count : this.perProcess) {
-                shares.add(ResultTable.number("%.0f%%", 100.0 * count / this.acquisitions));
-            }
-            return String.join("/", shares);
         }
     }
 }

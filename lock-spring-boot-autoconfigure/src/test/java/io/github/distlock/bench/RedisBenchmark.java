@@ -1,0 +1,248 @@
+package io.github.distlock.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+import io.github.distlock.redis.RedisLockRegistry;
+import io.github.distlock.testsupport.JvmProcess;
+import io.github.distlock.testsupport.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * The Redis benchmarks, on a redis-server of their own (no persistence, loopback), each
+ * measurement beside the raw Redis floor and Redisson measured in the same run:
+ * <ul>
+ * <li>R1, uncontended acquire and release by one thread: the registry (unfair and fair), the raw
+ * floor ({@code SET NX PX} plus a compare-and-delete script, the textbook Redis lock) and
+ * Redisson's {@code RLock} and {@code RFairLock}, taking turns in rounds so drift hits all alike;</li>
+ * <li>R2 and R3, four processes looping on one key with an empty critical section: fair against
+ * {@code RFairLock}, unfair against {@code RLock}, runs alternating.</li>
+ * </ul>
+ */
+final class RedisBenchmark {
+
+    private static final int WARMUP_CYCLES = 2_000;
+
+    private static final int ROUNDS = 10;
+
+    private static final int CYCLES_PER_ROUND = 1_000;
+
+    private static final int PROCESSES = 4;
+
+    private static final long RAMP_UP_NANOS = TimeUnit.MILLISECONDS.toNanos(1_500);
+
+    private static final long WINDOW_NANOS = TimeUnit.SECONDS.toNanos(6);
+
+    private static final long WARMUP_RUN_NANOS = TimeUnit.SECONDS.toNanos(4);
+
+    private static final long WIND_DOWN_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    private static final Duration LOOP_TIMEOUT = Duration.ofSeconds(60);
+
+    private static final String COMPARE_AND_DELETE =
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
+    private RedisBenchmark() {
+    }
+
+    /** @return the Redis server version, for the table's heading */
+    static String run(ResultTable table) throws Exception {
+        try (RedisServer redis = RedisServer.start(false)) {
+            String version = redis.command("INFO", "server").lines()
+                .filter(line -> line.startsWith("redis_version:"))
+                .map(line -> line.substring("redis_version:".length()).trim())
+                .findFirst()
+                .orElse("unknown");
+            System.out.println("[bench] redis R1: uncontended acquire+release");
+            double floorRate = uncontended(redis, table);
+            handoffs(redis, floorRate, table);
+            return version;
+        }
+    }
+
+    private static double uncontended(RedisServer redis, ResultTable table) throws Exception {
+        RedisClient client = RedisClient.create(redis.uri());
+        Config config = new Config();
+        config.useSingleServer().setAddress(redis.uri());
+        RedissonClient redisson = Redisson.create(config);
+        Samples floor = new Samples();
+        Samples unfair = new Samples();
+        Samples fair = new Samples();
+        Samples redissonLock = new Samples();
+        Samples redissonFair = new Samples();
+        try (StatefulRedisConnection<String, String> connection = client.connect();
+                RedisLockRegistry registry = RedisLockRegistry.builder(client).namespace("bench-r1:")
+                    .ownerIdentity("bench-r1").build()) {
+            RedisCommands<String, String> raw = connection.sync();
+            List<Lock> locks = List.of(registry.obtain("uncontended", false), registry.obtain("uncontended", true),
+                    redisson.getLock("bench-r1-redisson"), redisson.getFairLock("bench-r1-redisson-fair"));
+            List<Samples> samples = List.of(unfair, fair, redissonLock, redissonFair);
+            for (int i = 0; i < WARMUP_CYCLES; i++) {
+                floorCycle(raw);
+                for (Lock lock : locks) {
+                    lock.lock();
+                    lock.unlock();
+                }
+            }
+            for (int round = 0; round < ROUNDS; round++) {
+                for (int turn = 0; turn <= locks.size(); turn++) {
+                    int which = (round + turn) % (locks.size() + 1);
+                    for (int i = 0; i < CYCLES_PER_ROUND; i++) {
+                        long start = System.nanoTime();
+                        if (which == locks.size()) {
+                            floorCycle(raw);
+                            floor.add(System.nanoTime() - start);
+                        }
+                        else {
+                            locks.get(which).lock();
+                            locks.get(which).unlock();
+                            samples.get(which).add(System.nanoTime() - start);
+                        }
+                    }
+                }
+            }
+        }
+        finally {
+            redisson.shutdown();
+            client.shutdown();
+        }
+        table.info("R1", "raw Redis floor: SET NX PX + compare-and-delete script, serial",
+                ResultTable.latency(floor) + ", " + ResultTable.rate(floor.serialRate()), "", "");
+        addUncontended(table, "unfair", unfair, floor);
+        addUncontended(table, "fair", fair, floor);
+        table.info("R1", "Redisson RLock lock()+unlock() (reference)", ResultTable.latency(redissonLock),
+                "floor " + ResultTable.latency(floor),
+                ResultTable.ratio((double) redissonLock.median() / floor.median()));
+        table.info("R1", "Redisson RFairLock lock()+unlock() (reference)", ResultTable.latency(redissonFair),
+                "floor " + ResultTable.latency(floor),
+                ResultTable.ratio((double) redissonFair.median() / floor.median()));
+        return floor.serialRate();
+    }
+
+    private static void addUncontended(ResultTable table, String mode, Samples measured, Samples floor) {
+        double ratio = (double) measured.median() / floor.median();
+        table.add("R1", "uncontended lock()+unlock(), " + mode, ResultTable.latency(measured),
+                "floor " + ResultTable.latency(floor), ResultTable.ratio(ratio), "median <= 1.30x floor",
+                ratio <= 1.30);
+    }
+
+    private static void floorCycle(RedisCommands<String, String> raw) {
+        if (!"OK".equals(raw.set("bench-r1-floor", "owner-token", SetArgs.Builder.nx().px(30_000)))) {
+            throw new IllegalStateException("raw floor key already exists");
+        }
+        Long deleted = raw.eval(COMPARE_AND_DELETE, ScriptOutputType.INTEGER, new String[] { "bench-r1-floor" },
+                "owner-token");
+        if (deleted != 1L) {
+            throw new IllegalStateException("raw floor key was not deleted");
+        }
+    }
+
+    private static void handoffs(RedisServer redis, double floorRate, ResultTable table) throws Exception {
+        Path directory = Files.createTempDirectory("distlock-bench-redis-");
+        List<JvmProcess> workers = new ArrayList<>();
+        try {
+            for (int i = 0; i < PROCESSES; i++) {
+                workers.add(JvmProcess.builder(RedisBenchWorkerMain.class)
+                    .args(redis.uri(), "bench-r2:", "10000", "worker-" + i)
+                    .start());
+            }
+            for (JvmProcess worker : workers) {
+                worker.awaitLine(line -> line.startsWith("READY"), START_TIMEOUT);
+            }
+            Windows windows = new Windows(workers, directory);
+            System.out.println("[bench] redis R2/R3: warming up the workers (not counted)");
+            for (String mode : List.of("fair", "unfair", "redisson-lock", "redisson-fair")) {
+                windows.measure(mode, WARMUP_RUN_NANOS, new Contention(PROCESSES));
+            }
+            Contention fair = new Contention(PROCESSES);
+            Contention unfair = new Contention(PROCESSES);
+            Contention redissonFair = new Contention(PROCESSES);
+            Contention redissonLock = new Contention(PROCESSES);
+            for (String mode : List.of("fair", "redisson-fair", "unfair", "redisson-lock", "redisson-lock", "unfair",
+                    "redisson-fair", "fair")) {
+                Contention into = switch (mode) {
+                    case "fair" -> fair;
+                    case "unfair" -> unfair;
+                    case "redisson-fair" -> redissonFair;
+                    default -> redissonLock;
+                };
+                windows.measure(mode, WINDOW_NANOS, into);
+            }
+            table.add("R2", "fair handoff, 4 processes: acquisitions", ResultTable.rate(fair.rate()),
+                    "Redisson RFairLock " + ResultTable.rate(redissonFair.rate()),
+                    ResultTable.ratio(fair.rate() / redissonFair.rate()), ">= RFairLock", fair.rate() >= redissonFair.rate());
+            table.info("R2", "fair handoff gap; shares", ResultTable.latency(fair.gaps()),
+                    "RFairLock gap " + ResultTable.latency(redissonFair.gaps()), fair.shares());
+            table.info("R2", "fair handoff vs the floor's serial rate", ResultTable.rate(fair.rate()),
+                    "floor serial cycles " + ResultTable.rate(floorRate), ResultTable.ratio(fair.rate() / floorRate));
+            table.add("R3", "unfair handoff, 4 processes: acquisitions", ResultTable.rate(unfair.rate()),
+                    "Redisson RLock " + ResultTable.rate(redissonLock.rate()),
+                    ResultTable.ratio(unfair.rate() / redissonLock.rate()), ">= RLock",
+                    unfair.rate() >= redissonLock.rate());
+            double leastShare = unfair.leastShare();
+            table.add("R3", "unfair: least-served process",
+                    ResultTable.number("%.1f%% of acquisitions", 100 * leastShare),
+                    "fair share 25% (" + unfair.shares() + ")", ResultTable.ratio(leastShare * PROCESSES),
+                    ">= 0.50x fair share", leastShare * PROCESSES >= 0.5);
+            table.info("R3", "Redisson RLock: least-served process; gap",
+                    ResultTable.number("%.1f%% (%s)", 100 * redissonLock.leastShare(), redissonLock.shares()),
+                    ResultTable.latency(redissonLock.gaps()), "unfair gap " + ResultTable.latency(unfair.gaps()));
+        }
+        finally {
+            workers.forEach(JvmProcess::close);
+            HandoffScenario.deleteRecursively(directory);
+        }
+    }
+
+    /** Contention windows across the worker processes. */
+    private static final class Windows {
+
+        private final List<JvmProcess> workers;
+
+        private final Path directory;
+
+        private int runs;
+
+        Windows(List<JvmProcess> workers, Path directory) {
+            this.workers = workers;
+            this.directory = directory;
+        }
+
+        void measure(String mode, long windowNanos, Contention into) throws Exception {
+            String run = mode + "-" + (++this.runs);
+            System.out.println("[bench] redis R2/R3: " + run + ", " + PROCESSES + " processes, "
+                    + TimeUnit.NANOSECONDS.toSeconds(windowNanos) + " s");
+            long windowStart = System.nanoTime() + RAMP_UP_NANOS;
+            long windowEnd = windowStart + windowNanos;
+            List<Path> files = new ArrayList<>();
+            for (int i = 0; i < PROCESSES; i++) {
+                Path file = this.directory.resolve(run + "-" + i + ".txt");
+                files.add(file);
+                this.workers.get(i).sendLine(String.join(" ", "LOOP", run, mode, "contended",
+                        Long.toString(windowStart), Long.toString(windowEnd), Long.toString(windowEnd + WIND_DOWN_NANOS),
+                        file.toString()));
+            }
+            HandoffScenario.sleepUntil(windowEnd);
+            for (JvmProcess worker : this.workers) {
+                worker.awaitLine(line -> line.startsWith("DONE " + run + " "), LOOP_TIMEOUT);
+            }
+            long acquisitions = into.add(files, windowNanos, 0);
+            System.out.println(ResultTable.number("[bench] %s: %.0f acquisitions/s", run,
+                    acquisitions / (windowNanos / 1e9)));
+        }
+    }
+}
