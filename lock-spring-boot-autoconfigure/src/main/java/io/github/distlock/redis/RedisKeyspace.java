@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>{@code <namespace>{<escaped key>}:q}: the queue, a sorted set of entry ids scored by their
  * fence; the oldest live entry holds the lock;</li>
- * <li>{@code <namespace>{<escaped key>}:f}: the fence counter, started from the Redis clock in
- * microseconds when missing, so fences never go back after the counter expired or was lost;</li>
+ * <li>{@code <namespace>{<escaped key>}:f}: the fence counter; a fence is the counter plus one or
+ * the Redis clock in microseconds, whichever is larger, so fences never go back after the counter
+ * expired, was lost in a restart, or lags on a promoted replica;</li>
  * <li>{@code <namespace>{<escaped key>}:e:<entry id>}: one entry's liveness key, expiring after
  * the lease TTL unless its registry renews it; its value names the writer ({@code owner},
  * {@code thread}, epoch milliseconds, one per line).</li>

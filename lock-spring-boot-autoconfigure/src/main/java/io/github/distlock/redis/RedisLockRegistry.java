@@ -40,14 +40,17 @@ import org.jspecify.annotations.Nullable;
  * {@link FencedLock#isLockedByCurrentThread()} turns false and {@link FencedLock#unlock()} throws
  * {@link LockLostException}. A crashed process's locks are freed when its keys expire.
  *
- * <p><b>Fences</b> come from a per-key counter that is started from the Redis server's clock in
- * microseconds when it is missing (after it expired with the last entry, or after a restart
- * without persistence), so they keep increasing as long as the server's clock does not go back
- * and a key is not acquired more than a million times a second.
+ * <p><b>Fences</b> come from a per-key counter, and are never below the Redis server's clock in
+ * microseconds: a fence is the counter plus one or the clock, whichever is larger. So fences keep
+ * increasing after the counter expired with the last entry, after a restart without persistence,
+ * and after a failover to a replica whose counter lags, as long as the servers' clocks agree to
+ * within the time a failover takes and a key is not acquired more than a million times a second.
  *
  * <p><b>Limits.</b> Redis replicates asynchronously: a failover to a replica that missed the last
- * writes can let two processes hold a key at once. Their fences still differ, and the newer one is
- * larger, so a fenced resource rejects the stale holder's writes.
+ * writes, or a restart without persistence, can let two processes hold a key at once, until the
+ * older holder's next renewal (at once when its connection comes back, at most a third of the TTL
+ * later) reports its hold lost. The newer holder's fence is larger, so a fenced resource rejects
+ * the stale holder's writes.
  *
  * <p><b>Failures.</b> Every Redis call is bounded by the request timeout, whatever the client's
  * own command timeout; see {@link io.github.distlock.etcd.EtcdLockRegistry} for how timed and

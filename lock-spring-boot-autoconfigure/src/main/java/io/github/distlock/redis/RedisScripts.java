@@ -11,7 +11,8 @@ import java.util.HexFormat;
  * a client that resends a command after a reconnect changes nothing twice.
  *
  * <p>Invariants the scripts keep together: an entry id is in a queue at most once, with the fence
- * drawn when it was first added; the holder is the oldest entry whose liveness key exists; an
+ * drawn when it was first added, greater than the counter's last value and not below the server's
+ * clock in microseconds; the holder is the oldest entry whose liveness key exists; an
  * entry whose liveness key is gone is removed when it reaches the head (so a dead waiter never
  * stalls the queue); whenever a script changes who holds, it publishes the new holder's id; the
  * queue and the counter live at least as long as the longest-lived entry that was added or
@@ -53,11 +54,13 @@ final class RedisScripts {
               if redis.call('EXISTS', own) == 0 then return {-1} end
               fence = tonumber(fence)
             else
+              -- Never below the server's clock in microseconds: a counter that expired, was lost in a
+              -- restart, or lags on a promoted replica still gives fences above those issued before.
+              local now = redis.call('TIME')
+              local clock = tonumber(now[1]) * 1000000 + tonumber(now[2])
               fence = redis.call('INCR', counter)
-              if fence == 1 then
-                -- The counter was missing: start it from the clock, above every fence it gave before.
-                local now = redis.call('TIME')
-                fence = tonumber(now[1]) * 1000000 + tonumber(now[2])
+              if fence < clock then
+                fence = clock
                 redis.call('SET', counter, fence)
               end
               redis.call('SET', own, ARGV[3], 'PX', ttl)

@@ -129,6 +129,21 @@ class RedisLockRegistryIntegrationTests {
     }
 
     @Test
+    void fencesKeepIncreasingWhenTheCounterLagsAsOnAPromotedReplica() throws Exception {
+        this.outer = registry("lagging:", "owner");
+        FencedLock lock = this.outer.obtain("k", true);
+        lock.lock();
+        long beforeFailover = lock.getFence();
+        lock.unlock();
+        // A replica promoted before it saw the last increments has an older counter.
+        raw.sync().set(this.outer.keyspace().fenceCounter("k"), "5");
+        lock.lock();
+        long afterFailover = lock.getFence();
+        lock.unlock();
+        assertThat(afterFailover).isGreaterThan(beforeFailover);
+    }
+
+    @Test
     void describeLockShowsTheHolderAndWaitersWithTheirLeases() throws Exception {
         this.outer = registry("inspect:", "holder-app");
         this.inner = registry("inspect:", "waiter-app");
