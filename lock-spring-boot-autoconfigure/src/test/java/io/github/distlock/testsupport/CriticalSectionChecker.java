@@ -164,7 +164,8 @@ public final class CriticalSectionChecker {
      */
     public record Event(Kind kind, String process, String thread, long fence, long atMillis, boolean accepted) {
 
-        String holder() {
+        /** @return {@code process/thread} */
+        public String holder() {
             return this.process + "/" + this.thread;
         }
 

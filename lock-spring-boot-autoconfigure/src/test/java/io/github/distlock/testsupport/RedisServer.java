@@ -27,6 +27,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #close()} kills the process and deletes the directory; a shutdown hook does the same
  * when a test never gets to close it.
  * <p>
+ * {@link #startReplicaOf} starts a replica of another server, and {@link #startSentinel} a Sentinel
+ * that monitors one (the same binary in Sentinel mode), for failover tests.
+ * <p>
  * The binary is {@code $REDIS_BIN}, else {@code /usr/bin/redis-server}, else
  * {@code redis-server} on the {@code PATH} (Debian's {@code redis-server}; {@code scripts/test.sh}
  * installs it when missing).
@@ -49,6 +52,9 @@ public final class RedisServer implements AutoCloseable {
 
     private final Path directory;
 
+    /** Started with the role's arguments: a replica's {@code --replicaof}, or a Sentinel's configuration. */
+    private final List<String> roleArguments;
+
     private final Thread shutdownHook;
 
     private int port;
@@ -57,9 +63,10 @@ public final class RedisServer implements AutoCloseable {
 
     private boolean paused;
 
-    private RedisServer(boolean persistent, Path directory) {
+    private RedisServer(boolean persistent, Path directory, List<String> roleArguments) {
         this.persistent = persistent;
         this.directory = directory;
+        this.roleArguments = roleArguments;
         this.shutdownHook = ProcessSupport.addShutdownHook("redis-server-cleanup", this::close);
     }
 
@@ -69,6 +76,55 @@ public final class RedisServer implements AutoCloseable {
      * @return the running server
      */
     public static RedisServer start(boolean persistent) {
+        return start(persistent, directory -> List.of());
+    }
+
+    /**
+     * Starts a replica of {@code primary}, without persistence, and waits until it answers.
+     * @param primary the server to replicate
+     * @return the running replica
+     */
+    public static RedisServer startReplicaOf(RedisServer primary) {
+        return startReplicaOf(primary.host(), primary.port());
+    }
+
+    /**
+     * Starts a replica of the primary at {@code host:port} (which may be a proxy in front of it),
+     * without persistence, and waits until it answers.
+     * @param host the primary's host
+     * @param port the primary's port
+     * @return the running replica
+     */
+    public static RedisServer startReplicaOf(String host, int port) {
+        return start(false, directory -> List.of("--replicaof", host, Integer.toString(port)));
+    }
+
+    /**
+     * Starts a Sentinel that monitors {@code primary} as {@code masterName} with a quorum of one.
+     * @param primary the primary to monitor
+     * @param masterName the name clients ask the Sentinel for
+     * @param downAfter how long the primary must not answer before the Sentinel fails over
+     * @return the running Sentinel
+     */
+    public static RedisServer startSentinel(RedisServer primary, String masterName, Duration downAfter) {
+        return start(false, directory -> {
+            // A Sentinel rewrites its configuration file, so it gets one of its own.
+            Path config = directory.resolve("sentinel.conf");
+            String text = String.join("\n", "dir " + directory,
+                    "sentinel monitor " + masterName + " " + primary.host() + " " + primary.port() + " 1",
+                    "sentinel down-after-milliseconds " + masterName + " " + downAfter.toMillis(),
+                    "sentinel failover-timeout " + masterName + " " + Math.max(3 * downAfter.toMillis(), 3000), "");
+            try {
+                Files.writeString(config, text);
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException("Could not write " + config, ex);
+            }
+            return List.of(config.toString(), "--sentinel");
+        });
+    }
+
+    private static RedisServer start(boolean persistent, java.util.function.Function<Path, List<String>> role) {
         Path directory;
         try {
             directory = Files.createTempDirectory("distlock-redis-");
@@ -76,7 +132,7 @@ public final class RedisServer implements AutoCloseable {
         catch (IOException ex) {
             throw new UncheckedIOException("Could not create a directory for redis-server", ex);
         }
-        RedisServer server = new RedisServer(persistent, directory);
+        RedisServer server = new RedisServer(persistent, directory, role.apply(directory));
         try {
             server.startOnFreePort();
             return server;
@@ -237,14 +293,19 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private synchronized void launch() {
-        List<String> command = new ArrayList<>(List.of(binary(), "--port", Integer.toString(this.port), "--bind",
-                host(), "--dir", this.directory.toString(), "--logfile", logFile().toString(), "--daemonize", "no",
-                "--save", ""));
-        if (this.persistent) {
-            command.addAll(List.of("--appendonly", "yes", "--appendfsync", "always"));
-        }
-        else {
-            command.addAll(List.of("--appendonly", "no"));
+        List<String> command = new ArrayList<>(List.of(binary()));
+        boolean sentinel = this.roleArguments.contains("--sentinel");
+        // A Sentinel's configuration file comes first; a replica's --replicaof goes with the other options.
+        command.addAll(sentinel ? this.roleArguments : List.of());
+        command.addAll(List.of("--port", Integer.toString(this.port), "--bind", host(), "--logfile",
+                logFile().toString(), "--daemonize", "no"));
+        if (!sentinel) {
+            command.addAll(List.of("--dir", this.directory.toString(), "--save", "", "--appendonly",
+                    this.persistent ? "yes" : "no"));
+            if (this.persistent) {
+                command.addAll(List.of("--appendfsync", "always"));
+            }
+            command.addAll(this.roleArguments);
         }
         try {
             this.process = new ProcessBuilder(command).redirectErrorStream(true)
