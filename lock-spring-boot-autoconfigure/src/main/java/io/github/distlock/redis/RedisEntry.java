@@ -164,7 +164,7 @@ final class RedisEntry implements StoreEntry {
             if (!owned) {
                 boolean wasLive = end();
                 if (wasLive || this.lostReason != null) {
-                    this.store.removeLater(this, this.renewedAt);
+                    this.store.removeBeforeReturning(this, this.renewedAt);
                 }
             }
         }

@@ -57,6 +57,9 @@ final class RedisLockStore implements LockStore {
 
     private static final Logger logger = LoggerFactory.getLogger(RedisLockStore.class);
 
+    /** How long a giving-up acquisition waits for Redis to confirm its entry's removal before returning. */
+    private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
     /** Pause before a removal Redis did not confirm is tried again. */
     private static final long REMOVAL_RETRY_MILLIS = 500;
 
@@ -201,6 +204,11 @@ final class RedisLockStore implements LockStore {
     void track(RedisEntry entry) {
         entry.session.entries.add(entry);
         this.entries.put(entry.id, entry);
+        // Checked after adding: a session lost before that would never renew or end this entry.
+        String sessionLost = entry.session.lostReason();
+        if (sessionLost != null) {
+            entry.lose(sessionLost, true);
+        }
     }
 
     void untrack(RedisEntry entry) {
@@ -230,12 +238,33 @@ final class RedisLockStore implements LockStore {
      */
     void removeLater(RedisEntry entry, long renewedAt) {
         this.pendingRemovals.incrementAndGet();
-        this.maintenance.execute(() -> removeAttempt(entry, renewedAt));
+        // The first attempt is sent now, from the caller: commands it sends later come after it.
+        removeAttempt(entry, renewedAt, null);
     }
 
-    private void removeAttempt(RedisEntry entry, long renewedAt) {
+    /**
+     * Removes what is left of an entry whose acquisition gave up, and waits briefly for Redis to
+     * confirm, so that the next acquisition (in any process) does not find it in its way; if Redis
+     * does not confirm in time, removal goes on in the background as for {@link #removeLater}.
+     */
+    void removeBeforeReturning(RedisEntry entry, long renewedAt) {
+        this.pendingRemovals.incrementAndGet();
+        CompletableFuture<Void> confirmed = new CompletableFuture<>();
+        removeAttempt(entry, renewedAt, confirmed);
+        try {
+            RedisConnection.await(confirmed, Wait.timeout(Math.min(this.requestTimeoutNanos, GIVE_UP_CONFIRM_NANOS),
+                    false), "Removing the lock entry");
+        }
+        catch (StoreUnavailableException | InterruptedException ex) {
+            logger.debug("Removal of lock entry {} not confirmed yet; retrying in the background", entry.id);
+        }
+    }
+
+    /** @param confirmed completed when Redis confirms this attempt, if someone waits for it */
+    private void removeAttempt(RedisEntry entry, long renewedAt, @Nullable CompletableFuture<Void> confirmed) {
         Connected connected = this.connection.connectedOrNull();
         if (System.nanoTime() - renewedAt >= this.ttlNanos) {
+            // Expired on its own: the scripts drop it when it reaches the head, readers skip it.
             this.pendingRemovals.decrementAndGet();
             return;
         }
@@ -250,6 +279,9 @@ final class RedisLockStore implements LockStore {
             .whenComplete((removed, failure) -> {
                 if (failure == null) {
                     this.pendingRemovals.decrementAndGet();
+                    if (confirmed != null) {
+                        confirmed.complete(null);
+                    }
                 }
                 else {
                     this.statistics.backendError();
@@ -263,7 +295,8 @@ final class RedisLockStore implements LockStore {
             this.pendingRemovals.decrementAndGet();
             return;
         }
-        this.maintenance.schedule(() -> removeAttempt(entry, renewedAt), REMOVAL_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        this.maintenance.schedule(() -> removeAttempt(entry, renewedAt, null), REMOVAL_RETRY_MILLIS,
+                TimeUnit.MILLISECONDS);
     }
 
     /** @return removals not yet confirmed by Redis (nor made moot by expiry) */
@@ -330,7 +363,7 @@ final class RedisLockStore implements LockStore {
             loseSession(current, "Redis acknowledged no renewal of the session within the lease TTL ("
                     + Duration.ofNanos(this.ttlNanos) + ")");
         }
-        for (RedisEntry entry : current.entries) {
+        for (RedisEntry entry : this.entries.values()) {
             if (entry.isWritten() && now - entry.renewedAt() >= this.ttlNanos) {
                 entry.lose("Redis acknowledged no renewal of the lock entry within the lease TTL ("
                         + Duration.ofNanos(this.ttlNanos) + ")", true);
@@ -346,7 +379,7 @@ final class RedisLockStore implements LockStore {
             return;
         }
         long earliest = current.renewedAt();
-        for (RedisEntry entry : current.entries) {
+        for (RedisEntry entry : this.entries.values()) {
             if (entry.isWritten() && entry.renewedAt() - earliest < 0) {
                 earliest = entry.renewedAt();
             }
@@ -357,7 +390,7 @@ final class RedisLockStore implements LockStore {
             if (this.deadlineCheck != null) {
                 this.deadlineCheck.cancel(false);
             }
-            if (current.lostReason() == null || !current.entries.isEmpty()) {
+            if (current.lostReason() == null || !this.entries.isEmpty()) {
                 this.deadlineCheck = this.maintenance.schedule(this::checkDeadlines, delay, TimeUnit.NANOSECONDS);
             }
         }

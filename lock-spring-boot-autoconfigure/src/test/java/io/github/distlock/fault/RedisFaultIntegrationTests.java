@@ -174,6 +174,42 @@ class RedisFaultIntegrationTests {
         }
     }
 
+    @Test
+    void removalsRedisDidNotConfirmAreRetriedUntilItAnswers() throws Exception {
+        start(false);
+        FencedLock held = this.holder.obtain("unconfirmed", true);
+        held.lock();
+        CompletableFuture<Boolean> gaveUp = new CompletableFuture<>();
+        FencedLock waiting = this.waiter.obtain("unconfirmed", true);
+        Thread waiterThread = new Thread(() -> {
+            try {
+                gaveUp.complete(!waiting.tryLock(3, TimeUnit.SECONDS));
+            }
+            catch (Throwable ex) {
+                gaveUp.completeExceptionally(ex);
+            }
+        }, "giving-up");
+        waiterThread.start();
+        String queue = this.holder.getNamespace() + "{unconfirmed}:q";
+        await().atMost(LONG).until(() -> "2".equals(this.redis.command("ZCARD", queue)));
+
+        // Frozen while the waiter gives up and the holder releases: neither removal is confirmed.
+        this.redis.pause();
+        assertThat(gaveUp.get(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        long start = System.nanoTime();
+        held.unlock();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(REQUEST_TIMEOUT.plusSeconds(3));
+        this.redis.resume();
+
+        // Both are removed in the background long before their 10 s TTL would have ended them.
+        long resumedAt = System.nanoTime();
+        await().atMost(LONG).until(() -> "0".equals(this.redis.command("ZCARD", queue)));
+        assertThat(Duration.ofNanos(System.nanoTime() - resumedAt)).isLessThan(TTL.dividedBy(2));
+        FencedLock next = this.waiter.obtain("unconfirmed", true);
+        assertThat(next.tryLock(0, TimeUnit.SECONDS)).isTrue();
+        next.unlock();
+    }
+
     /** A try-lock of one second ends within its bound while Redis is down or frozen: false or an exception. */
     private static void assertBoundedWhileDown(FencedLock lock) {
         long start = System.nanoTime();
