@@ -7,22 +7,47 @@
 #
 # Installs etcd (Debian's etcd-server) if it is missing, builds the sample application, starts one
 # etcd on free loopback ports with a temporary data directory, and runs the demo
-# (io.github.distlock.sample.demo). On exit, also on failure or Ctrl-C, it stops etcd and the demo's
-# JVMs and deletes the temporary directory.
+# (io.github.distlock.sample.demo). With --store redis it does the same with Redis (Debian's
+# redis-server, one server without persistence) and runs the demo with distributed-lock.store=redis.
+# On exit, also on failure or Ctrl-C, it stops the server and the demo's JVMs and deletes the
+# temporary directory.
 #
-# Usage: scripts/demo.sh [--demo.workers=3] [--demo.hold=500ms] ...   (any sample-app property)
-# Environment: DEMO_SKIP_BUILD=1 reuses sample-app/target/sample-app-*.jar; ETCD_BIN picks the etcd binary.
+# Usage: scripts/demo.sh [--store etcd|redis] [--demo.workers=3] [--demo.hold=500ms] ...   (any sample-app property)
+# Environment: DEMO_SKIP_BUILD=1 reuses sample-app/target/sample-app-*.jar; ETCD_BIN and REDIS_BIN pick
+# the server binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/ensure-installed.sh ETCD_BIN etcd etcd-server
-ETCD="${ETCD_BIN:-}"
-if [[ -z "$ETCD" ]]; then
-    ETCD="$(command -v etcd || echo /usr/bin/etcd)"
+STORE=etcd
+if [[ "${1:-}" == --store=* ]]; then
+    STORE="${1#--store=}"
+    shift
+elif [[ "${1:-}" == --store ]]; then
+    STORE="${2:-}"
+    shift $(($# > 1 ? 2 : 1))
+fi
+if [[ "$STORE" != etcd && "$STORE" != redis ]]; then
+    echo "error: --store must be etcd or redis, not '$STORE'" >&2
+    exit 1
+fi
+
+if [[ "$STORE" == redis ]]; then
+    scripts/ensure-installed.sh REDIS_BIN redis-server redis-server
+    REDIS="${REDIS_BIN:-}"
+    if [[ -z "$REDIS" ]]; then
+        REDIS="$(command -v redis-server || echo /usr/bin/redis-server)"
+    fi
+else
+    scripts/ensure-installed.sh ETCD_BIN etcd etcd-server
+    ETCD="${ETCD_BIN:-}"
+    if [[ -z "$ETCD" ]]; then
+        ETCD="$(command -v etcd || echo /usr/bin/etcd)"
+    fi
 fi
 
 WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/distlock-demo.XXXXXX")"
 ETCD_PID=""
+REDIS_PID=""
 DEMO_PID=""
 trap 'rm -rf "$WORK_DIR"' EXIT
 
@@ -60,6 +85,7 @@ cleanup() {
     # The demo's worker JVMs exit with it: it stops them, and they exit when its pipes close.
     [[ -n "$DEMO_PID" ]] && stop_process "$DEMO_PID" 150
     [[ -n "$ETCD_PID" ]] && stop_process "$ETCD_PID" 50
+    [[ -n "$REDIS_PID" ]] && stop_process "$REDIS_PID" 50
     rm -rf "$WORK_DIR"
     exit "$status"
 }
@@ -92,47 +118,88 @@ etcd_healthy() {
     [[ "$reply" == *'"health":"true"'* ]]
 }
 
-# Starts etcd; retries with other ports if one was taken between the check and the bind.
-for attempt in 1 2 3; do
-    CLIENT_PORT="$(random_free_port)"
-    PEER_PORT="$(random_free_port)"
-    [[ "$CLIENT_PORT" != "$PEER_PORT" ]] || continue
-    rm -rf "$WORK_DIR/etcd"
-    (
-        # etcd reads ETCD_* variables as flags: keep the caller's out of this member.
-        for variable in $(compgen -e); do
-            if [[ "$variable" == ETCD_* && "$variable" != ETCD_UNSUPPORTED_ARCH ]]; then
-                unset "$variable"
-            fi
-        done
-        exec "$ETCD" --name demo --data-dir "$WORK_DIR/etcd" \
-            --listen-client-urls "http://127.0.0.1:$CLIENT_PORT" --advertise-client-urls "http://127.0.0.1:$CLIENT_PORT" \
-            --listen-peer-urls "http://127.0.0.1:$PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$PEER_PORT" \
-            --initial-cluster "demo=http://127.0.0.1:$PEER_PORT" --logger zap --log-outputs stderr
-    ) >"$WORK_DIR/etcd.log" 2>&1 &
-    ETCD_PID=$!
-    for _ in {1..200}; do
-        if etcd_healthy; then
-            break 2
-        fi
-        kill -0 "$ETCD_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    echo "etcd did not start (attempt $attempt); last lines of its log:" >&2
-    tail -n 5 "$WORK_DIR/etcd.log" >&2 || true
-    stop_process "$ETCD_PID" 20
-    ETCD_PID=""
-done
-if [[ -z "$ETCD_PID" ]]; then
-    echo "error: could not start etcd ($ETCD)" >&2
-    exit 1
-fi
-ETCD_VERSION="$("$ETCD" --version 2>/dev/null | head -n 1 || true)"
-echo "etcd ${ETCD_VERSION##* } running on 127.0.0.1:$CLIENT_PORT (data in $WORK_DIR)"
+redis_ready() {
+    local reply
+    reply="$( (exec 3<>"/dev/tcp/127.0.0.1/$REDIS_PORT" \
+        && printf 'PING\r\n' >&3 \
+        && timeout 2 head -c 7 <&3) 2>/dev/null)" || return 1
+    [[ "$reply" == '+PONG'* ]]
+}
 
-java -XX:-UsePerfData -jar "$JAR" --spring.profiles.active=demo \
-    --distributed-lock.etcd.endpoints="http://127.0.0.1:$CLIENT_PORT" "$@" &
-DEMO_PID=$!
+# Starts redis-server without persistence; retries with another port if one was taken between the
+# check and the bind.
+start_redis() {
+    for attempt in 1 2 3; do
+        REDIS_PORT="$(random_free_port)"
+        (exec "$REDIS" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK_DIR" --daemonize no --save '' \
+            --appendonly no --logfile "$WORK_DIR/redis.log") >"$WORK_DIR/redis.out" 2>&1 &
+        REDIS_PID=$!
+        for _ in {1..200}; do
+            if redis_ready; then
+                return 0
+            fi
+            kill -0 "$REDIS_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        echo "redis-server did not start (attempt $attempt); last lines of its log:" >&2
+        tail -n 5 "$WORK_DIR/redis.log" >&2 || true
+        stop_process "$REDIS_PID" 20
+        REDIS_PID=""
+    done
+    echo "error: could not start redis-server ($REDIS)" >&2
+    exit 1
+}
+
+if [[ "$STORE" == redis ]]; then
+    start_redis
+    REDIS_VERSION="$("$REDIS" --version 2>/dev/null | sed -n 's/.* v=\([^ ]*\).*/\1/p' || true)"
+    echo "redis-server $REDIS_VERSION running on 127.0.0.1:$REDIS_PORT (no persistence, files in $WORK_DIR)"
+    java -XX:-UsePerfData -jar "$JAR" --spring.profiles.active=demo --distributed-lock.store=redis \
+        --spring.data.redis.host=127.0.0.1 --spring.data.redis.port="$REDIS_PORT" "$@" &
+    DEMO_PID=$!
+else
+    # Starts etcd; retries with other ports if one was taken between the check and the bind.
+    for attempt in 1 2 3; do
+        CLIENT_PORT="$(random_free_port)"
+        PEER_PORT="$(random_free_port)"
+        [[ "$CLIENT_PORT" != "$PEER_PORT" ]] || continue
+        rm -rf "$WORK_DIR/etcd"
+        (
+            # etcd reads ETCD_* variables as flags: keep the caller's out of this member.
+            for variable in $(compgen -e); do
+                if [[ "$variable" == ETCD_* && "$variable" != ETCD_UNSUPPORTED_ARCH ]]; then
+                    unset "$variable"
+                fi
+            done
+            exec "$ETCD" --name demo --data-dir "$WORK_DIR/etcd" \
+                --listen-client-urls "http://127.0.0.1:$CLIENT_PORT" --advertise-client-urls "http://127.0.0.1:$CLIENT_PORT" \
+                --listen-peer-urls "http://127.0.0.1:$PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$PEER_PORT" \
+                --initial-cluster "demo=http://127.0.0.1:$PEER_PORT" --logger zap --log-outputs stderr
+        ) >"$WORK_DIR/etcd.log" 2>&1 &
+        ETCD_PID=$!
+        for _ in {1..200}; do
+            if etcd_healthy; then
+                break 2
+            fi
+            kill -0 "$ETCD_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        echo "etcd did not start (attempt $attempt); last lines of its log:" >&2
+        tail -n 5 "$WORK_DIR/etcd.log" >&2 || true
+        stop_process "$ETCD_PID" 20
+        ETCD_PID=""
+    done
+    if [[ -z "$ETCD_PID" ]]; then
+        echo "error: could not start etcd ($ETCD)" >&2
+        exit 1
+    fi
+    ETCD_VERSION="$("$ETCD" --version 2>/dev/null | head -n 1 || true)"
+    echo "etcd ${ETCD_VERSION##* } running on 127.0.0.1:$CLIENT_PORT (data in $WORK_DIR)"
+
+    java -XX:-UsePerfData -jar "$JAR" --spring.profiles.active=demo \
+        --distributed-lock.etcd.endpoints="http://127.0.0.1:$CLIENT_PORT" "$@" &
+    DEMO_PID=$!
+fi
 set +e
 wait "$DEMO_PID"
 STATUS=$?

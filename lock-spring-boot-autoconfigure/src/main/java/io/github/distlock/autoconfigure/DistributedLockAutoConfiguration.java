@@ -5,26 +5,40 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Import;
 
 /**
- * Auto-configuration of distributed locks: a {@link io.github.distlock.LockRegistry} on etcd (or
- * in memory, with {@code distributed-lock.store=in-memory}), the jetcd client it uses, and the
- * advice that makes {@link io.github.distlock.annotation.DistributedLock @DistributedLock} methods
- * run under their lock.
+ * Auto-configuration of distributed locks: a {@link io.github.distlock.LockRegistry} on the store
+ * that {@code distributed-lock.store} names, and the advice that makes
+ * {@link io.github.distlock.annotation.DistributedLock @DistributedLock} methods run under their
+ * lock.
+ * <ul>
+ * <li>{@code etcd} (the default): an {@link io.github.distlock.etcd.EtcdLockRegistry} and the
+ * jetcd client it uses, configured under {@code distributed-lock.etcd}.</li>
+ * <li>{@code redis}: a {@link io.github.distlock.redis.RedisLockRegistry} on the application's own
+ * Redis connection, the Lettuce client of the {@code LettuceConnectionFactory} that Spring Boot
+ * configures under {@code spring.data.redis} (host and port or URL, credentials, SSL, Sentinel or
+ * Cluster); {@code distributed-lock.redis} sets the namespace, the lease TTL and the request
+ * timeout. Without a Lettuce connection factory (spring-boot-starter-data-redis missing, or Jedis)
+ * start-up fails with a message that says what to add. Ordered after Spring Boot's Redis
+ * auto-configuration, which defines that factory.</li>
+ * <li>{@code in-memory}: an {@link io.github.distlock.InMemoryLockRegistry}, local to this JVM.</li>
+ * </ul>
  *
  * <p>Auto-configurations of their own, ordered after this one, add the rest where their
  * dependencies are on the class path: {@link DistributedLockMetricsAutoConfiguration} measures
- * locked calls and the etcd registry with Micrometer and a {@code MeterRegistry};
- * {@link DistributedLockHealthAutoConfiguration} contributes a health indicator for an etcd
- * registry with Spring Boot's health support; {@link DistributedLocksEndpointAutoConfiguration}
+ * locked calls and the registry with Micrometer and a {@code MeterRegistry};
+ * {@link DistributedLockHealthAutoConfiguration} contributes a health indicator for an etcd or
+ * Redis registry with Spring Boot's health support; {@link DistributedLocksEndpointAutoConfiguration}
  * adds the {@code distributedlocks} endpoint (off by default), which shows holders and waiters,
  * with Actuator.
  *
- * <p>A {@code LockRegistry} or jetcd {@code Client} bean of the application replaces the
- * auto-configured one. {@code distributed-lock.enabled=false} switches all of them off.
+ * <p>A {@code LockRegistry} bean of the application replaces the auto-configured one, and a
+ * jetcd {@code Client} bean the etcd client. {@code distributed-lock.enabled=false} switches all
+ * of them off.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnDistributedLockEnabled
 @EnableConfigurationProperties(DistributedLockProperties.class)
-@Import({ EtcdStoreConfiguration.class, InMemoryStoreConfiguration.class, DistributedLockAspectConfiguration.class })
+@Import({ EtcdStoreConfiguration.class, RedisStoreConfiguration.class, InMemoryStoreConfiguration.class,
+        DistributedLockAspectConfiguration.class })
 public final class DistributedLockAutoConfiguration {
 
 }

@@ -3,6 +3,9 @@ package io.github.distlock.autoconfigure;
 import io.etcd.jetcd.Client;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.health.EtcdLockRegistryHealthIndicator;
+import io.github.distlock.health.LockRegistryHealthIndicator;
+import io.github.distlock.health.RedisLockRegistryHealthIndicator;
+import io.github.distlock.redis.RedisLockRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -13,8 +16,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Auto-configuration of a health indicator for the etcd lock registry, when Spring Boot's health
- * support is on the class path. Switched off with
+ * Auto-configuration of the {@code distributedLock} health indicator for a lock registry that
+ * depends on a store (etcd or Redis), when Spring Boot's health support is on the class path: a
+ * {@link LockRegistryHealthIndicator} with the store's own details. The in-memory registry has no
+ * store that could fail and gets none. Switched off with
  * {@code management.health.distributed-lock.enabled=false}.
  *
  * <p>Runs after {@link DistributedLockAutoConfiguration}, which defines the registry. Spring Boot
@@ -22,12 +27,14 @@ import org.springframework.context.annotation.Configuration;
  * no order relative to its health auto-configurations is needed (its own contributors have none).
  */
 @AutoConfiguration(after = DistributedLockAutoConfiguration.class)
-@ConditionalOnClass({ HealthIndicator.class, Client.class })
+@ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnDistributedLockEnabled
 public final class DistributedLockHealthAutoConfiguration {
 
-    // Nested so that the health indicator condition is only read once health support is known to be present.
+    // Nested so that each store's types and the health indicator condition are only read once
+    // the store's client and health support are known to be present.
     @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(Client.class)
     @ConditionalOnBean(EtcdLockRegistry.class)
     @ConditionalOnEnabledHealthIndicator("distributed-lock")
     static class EtcdRegistryHealthConfiguration {
@@ -36,6 +43,19 @@ public final class DistributedLockHealthAutoConfiguration {
         @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
         EtcdLockRegistryHealthIndicator distributedLockHealthIndicator(EtcdLockRegistry registry) {
             return new EtcdLockRegistryHealthIndicator(registry);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = RedisStoreConfiguration.LETTUCE_CLIENT)
+    @ConditionalOnBean(RedisLockRegistry.class)
+    @ConditionalOnEnabledHealthIndicator("distributed-lock")
+    static class RedisRegistryHealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
+        RedisLockRegistryHealthIndicator distributedLockHealthIndicator(RedisLockRegistry registry) {
+            return new RedisLockRegistryHealthIndicator(registry);
         }
     }
 }

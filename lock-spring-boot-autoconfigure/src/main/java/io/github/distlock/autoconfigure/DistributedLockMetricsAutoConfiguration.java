@@ -15,7 +15,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of Micrometer meters of {@code @DistributedLock} calls and of the lock
- * registry (etcd or in memory), when Micrometer is on the class path and the application has a {@link MeterRegistry}.
+ * registry (etcd, Redis or in memory), when Micrometer is on the class path and the application has a
+ * {@link MeterRegistry}.
  * The only auto-configuration that loads a Micrometer type.
  *
  * <p>Runs after Spring Boot's meter registries are defined, so that the condition on a

@@ -8,6 +8,7 @@ import java.util.List;
 
 import io.github.distlock.aop.DistributedLockAdvisor;
 import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.redis.RedisLockRegistry;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationStyle;
@@ -28,7 +29,9 @@ public class DistributedLockProperties {
 
     /**
      * Where locks are kept: 'etcd' shares them with every instance connected to the same etcd
-     * cluster; 'in-memory' keeps them in this JVM only, for tests and single-instance runs.
+     * cluster; 'redis' with every instance connected to the same Redis, through the application's
+     * spring.data.redis connection; 'in-memory' keeps them in this JVM only, for tests and
+     * single-instance runs.
      */
     private Store store = Store.ETCD;
 
@@ -53,6 +56,8 @@ public class DistributedLockProperties {
     private @Nullable String ownerIdentity;
 
     private final Etcd etcd = new Etcd();
+
+    private final Redis redis = new Redis();
 
     private final Metrics metrics = new Metrics();
 
@@ -101,6 +106,10 @@ public class DistributedLockProperties {
         return this.etcd;
     }
 
+    public Redis getRedis() {
+        return this.redis;
+    }
+
     public Metrics getMetrics() {
         return this.metrics;
     }
@@ -113,6 +122,7 @@ public class DistributedLockProperties {
             .append("aspectOrder", this.aspectOrder)
             .append("ownerIdentity", this.ownerIdentity)
             .append("etcd", this.etcd)
+            .append("redis", this.redis)
             .append("metrics", this.metrics)
             .toString();
     }
@@ -147,6 +157,9 @@ public class DistributedLockProperties {
 
         /** In etcd, shared by every instance connected to the same cluster. */
         ETCD,
+
+        /** In Redis, shared by every instance connected to the same Redis, on the application's connection. */
+        REDIS,
 
         /** In this JVM only. */
         IN_MEMORY
@@ -332,6 +345,74 @@ public class DistributedLockProperties {
                 .append("username", this.username)
                 .append("password", PropertyChecks.mask(this.password))
                 .append("tls", this.tls)
+                .toString();
+        }
+    }
+
+    /**
+     * How locks are kept in Redis. The connection is the application's own, as Spring Boot
+     * configures it under spring.data.redis (Lettuce).
+     */
+    public static class Redis {
+
+        /**
+         * Prefix of every Redis key and channel the locks use, so that applications can share a
+         * Redis. Must not contain '{' or '}'; namespaces never share locks, also when one is a
+         * prefix of another.
+         */
+        private String namespace = "distributed-lock:";
+
+        /**
+         * TTL of the session and entry keys, renewed every third of it: the upper bound on how
+         * long a crashed holder keeps others waiting, and on how long a holder cut off from Redis
+         * believes it still holds its locks. At least 300ms, in whole milliseconds; a number
+         * without a unit means seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration leaseTtl = Duration.ofSeconds(10);
+
+        /**
+         * Upper bound on each Redis call of the locks, whatever the connection's own command
+         * timeout. An acquisition retries failed calls until its wait timeout; a release that
+         * Redis does not confirm in time is retried in the background.
+         */
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
+        public String getNamespace() {
+            return this.namespace;
+        }
+
+        public void setNamespace(String namespace) {
+            String problem = RedisLockRegistry.namespaceProblem(namespace);
+            if (problem != null) {
+                throw new IllegalArgumentException("distributed-lock.redis.namespace " + problem);
+            }
+            this.namespace = namespace;
+        }
+
+        public Duration getLeaseTtl() {
+            return this.leaseTtl;
+        }
+
+        public void setLeaseTtl(Duration leaseTtl) {
+            PropertyChecks.check("distributed-lock.redis.lease-ttl", leaseTtl, RedisLockRegistry.leaseTtlProblem(leaseTtl));
+            this.leaseTtl = leaseTtl;
+        }
+
+        public Duration getRequestTimeout() {
+            return this.requestTimeout;
+        }
+
+        public void setRequestTimeout(Duration requestTimeout) {
+            PropertyChecks.positive("distributed-lock.redis.request-timeout", requestTimeout);
+            this.requestTimeout = requestTimeout;
+        }
+
+        @Override
+        public String toString() {
+            return new ToStringCreator(this).append("namespace", this.namespace)
+                .append("leaseTtl", DurationStyle.SIMPLE.print(this.leaseTtl))
+                .append("requestTimeout", DurationStyle.SIMPLE.print(this.requestTimeout))
                 .toString();
         }
     }

@@ -14,7 +14,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of the {@code distributedlocks} actuator endpoint, when Actuator is on the
- * class path, the registry can be inspected (etcd or in memory) and the endpoint is both accessible and exposed (it is off
+ * class path, the registry can be inspected (etcd, Redis or in memory) and the endpoint is both accessible and exposed (it is off
  * by default); its web extension when it is exposed over HTTP.
  *
  * <p>Runs after {@link DistributedLockAutoConfiguration}, which defines the registry.

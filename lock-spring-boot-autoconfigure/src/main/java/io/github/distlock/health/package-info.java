@@ -1,6 +1,7 @@
 /**
- * The health of an etcd lock registry, as Spring Boot health indicators report it and as
- * operations surfaces learn it without waiting on etcd.
+ * The health of a lock registry (etcd, Redis, or any
+ * {@link io.github.distlock.InspectableLockRegistry}), as Spring Boot health indicators report
+ * it and as operations surfaces learn it without waiting on the store.
  */
 @NullMarked
 package io.github.distlock.health;

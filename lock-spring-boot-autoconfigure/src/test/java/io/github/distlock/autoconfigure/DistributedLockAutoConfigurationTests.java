@@ -185,10 +185,10 @@ class DistributedLockAutoConfigurationTests {
 
     @Test
     void unknownStoreFailsStartUp() {
-        this.contextRunner.withPropertyValues("distributed-lock.store=redis")
+        this.contextRunner.withPropertyValues("distributed-lock.store=mongodb")
             .run((context) -> assertThat(context).getFailure()
                 .hasStackTraceContaining("distributed-lock.store")
-                .hasStackTraceContaining("redis"));
+                .hasStackTraceContaining("mongodb"));
     }
 
     @Test
@@ -226,6 +226,19 @@ class DistributedLockAutoConfigurationTests {
             .run((context) -> assertThat(context).getFailure()
                 .hasStackTraceContaining("distributed-lock.wait-timeout")
                 .hasStackTraceContaining("soon"));
+    }
+
+    @Test
+    void badRedisPropertiesFailStartUp() {
+        assertStartUpFails("distributed-lock.redis.namespace=orders{eu}:",
+                "distributed-lock.redis.namespace must not contain '{' or '}'", "'orders{eu}:'");
+        assertStartUpFails("distributed-lock.redis.namespace=", "distributed-lock.redis.namespace must not be empty");
+        assertStartUpFails("distributed-lock.redis.lease-ttl=100ms",
+                "distributed-lock.redis.lease-ttl must be at least 300ms, but is '100ms'");
+        assertStartUpFails("distributed-lock.redis.lease-ttl=1500100us",
+                "distributed-lock.redis.lease-ttl must be a whole number of milliseconds");
+        assertStartUpFails("distributed-lock.redis.request-timeout=0",
+                "distributed-lock.redis.request-timeout must be positive, but is '0ms'");
     }
 
     @Test

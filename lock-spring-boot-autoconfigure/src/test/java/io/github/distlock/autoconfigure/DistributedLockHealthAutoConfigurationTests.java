@@ -3,8 +3,10 @@ package io.github.distlock.autoconfigure;
 import io.github.distlock.InMemoryLockRegistry;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.health.EtcdLockRegistryHealthIndicator;
+import io.github.distlock.health.RedisLockRegistryHealthIndicator;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -15,8 +17,8 @@ import org.springframework.context.annotation.Configuration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * When {@link DistributedLockHealthAutoConfiguration} configures the etcd lock registry's health
- * indicator.
+ * When {@link DistributedLockHealthAutoConfiguration} configures the health indicator of the etcd
+ * or Redis lock registry.
  */
 class DistributedLockHealthAutoConfigurationTests {
 
@@ -30,6 +32,16 @@ class DistributedLockHealthAutoConfigurationTests {
     void indicatesTheHealthOfTheEtcdRegistry() {
         this.contextRunner.run((context) -> assertThat(context).hasSingleBean(EtcdLockRegistryHealthIndicator.class)
             .hasBean(NAME));
+    }
+
+    @Test
+    void indicatesTheHealthOfTheRedisRegistry() {
+        // No Redis runs: the registry connects in the background, and the indicator exists regardless.
+        this.contextRunner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+            .withPropertyValues("distributed-lock.store=redis", "spring.data.redis.port=1")
+            .run((context) -> assertThat(context).hasSingleBean(RedisLockRegistryHealthIndicator.class)
+                .doesNotHaveBean(EtcdLockRegistryHealthIndicator.class)
+                .hasBean(NAME));
     }
 
     @Test

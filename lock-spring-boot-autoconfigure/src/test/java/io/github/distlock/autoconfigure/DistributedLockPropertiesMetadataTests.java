@@ -30,7 +30,9 @@ class DistributedLockPropertiesMetadataTests {
                 "distributed-lock.etcd.keep-alive-time", "distributed-lock.etcd.keep-alive-timeout",
                 "distributed-lock.etcd.username", "distributed-lock.etcd.password",
                 "distributed-lock.etcd.tls.ca-file", "distributed-lock.etcd.tls.cert-file",
-                "distributed-lock.etcd.tls.key-file", "distributed-lock.etcd.tls.key-password");
+                "distributed-lock.etcd.tls.key-file", "distributed-lock.etcd.tls.key-password",
+                "distributed-lock.redis.namespace", "distributed-lock.redis.lease-ttl",
+                "distributed-lock.redis.request-timeout");
         properties.forEach((name, property) -> assertThat((String) property.get("description")).as(name)
             .isNotBlank()
             .doesNotStartWith("The ")
@@ -51,6 +53,9 @@ class DistributedLockPropertiesMetadataTests {
         assertThat(defaultOf(properties, "distributed-lock.etcd.request-timeout")).isEqualTo("5s");
         assertThat(defaultOf(properties, "distributed-lock.etcd.keep-alive-time")).isEqualTo("5s");
         assertThat(defaultOf(properties, "distributed-lock.etcd.keep-alive-timeout")).isEqualTo("3s");
+        assertThat(defaultOf(properties, "distributed-lock.redis.namespace")).isEqualTo("distributed-lock:");
+        assertThat(defaultOf(properties, "distributed-lock.redis.lease-ttl")).isEqualTo("10s");
+        assertThat(defaultOf(properties, "distributed-lock.redis.request-timeout")).isEqualTo("5s");
         assertThat(defaultOf(properties, "distributed-lock.aspect-order"))
             .isEqualTo(Integer.toString(DistributedLockAdvisor.DEFAULT_ORDER));
     }

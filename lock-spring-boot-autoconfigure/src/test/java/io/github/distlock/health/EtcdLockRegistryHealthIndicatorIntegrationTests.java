@@ -19,6 +19,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import static io.github.distlock.health.HealthProbes.isAlive;
+import static io.github.distlock.health.HealthProbes.quickHealth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -137,18 +139,5 @@ class EtcdLockRegistryHealthIndicatorIntegrationTests {
                 cluster.member(0).restart();
                 await().atMost(LONG).until(() -> isAlive(quickHealth(indicator)));
             });
-    }
-
-    /** A probe, which must answer from what is known instead of waiting on etcd. */
-    private static Health quickHealth(HealthIndicator indicator) {
-        long start = System.nanoTime();
-        Health health = indicator.health();
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("probe answered " + health)
-            .isLessThan(Duration.ofMillis(500));
-        return health;
-    }
-
-    private static boolean isAlive(Health health) {
-        return health.getStatus().equals(Status.UP) && Boolean.TRUE.equals(health.getDetails().get("sessionAlive"));
     }
 }

@@ -12,7 +12,8 @@ import org.springframework.scheduling.annotation.EnableScheduling;
  * ({@code sale}), a scheduled job that runs on one instance per tick ({@code report}), an endpoint
  * that holds any lock key for a while, to watch holders and waiters ({@code hold}), and, with
  * the {@code demo} profile, a command-line fairness experiment ({@code demo}). Everything is
- * configured in {@code application.yml}; all instances pointed at the same etcd share locks and
+ * configured in {@code application.yml}; all instances pointed at the same etcd (or, with
+ * {@code distributed-lock.store=redis}, the same Redis) share locks and
  * data.
  */
 @SpringBootApplication

@@ -14,8 +14,8 @@ import org.springframework.stereotype.Component;
  * Creates the orders and items listed under {@code sample.orders.initial} and
  * {@code sample.flash-sale.initial} at start-up, where they do not exist yet, so that every
  * instance may start first without overwriting what others changed. Disabled with
- * {@code sample.seed=false}. An unreachable etcd does not stop the application: it answers 503
- * until etcd is back.
+ * {@code sample.seed=false}. An unreachable store does not stop the application: it answers 503
+ * until the store is back.
  */
 @Component
 class SampleData implements ApplicationRunner {

@@ -10,8 +10,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * Settings of the sample application, under {@code sample} in {@code application.yml}.
  *
  * @param instanceName name of this instance in responses and logs
- * @param seed whether to create the orders and items below in etcd at start-up (where missing)
- * @param store where the shared data lives in etcd
+ * @param seed whether to create the orders and items below in the shared store at start-up (where missing)
+ * @param store where the shared data lives in the lock store (etcd or Redis)
  * @param orders the order service
  * @param flashSale the flash sale
  * @param report the scheduled sales report
@@ -22,8 +22,8 @@ public record SampleProperties(String instanceName, boolean seed, Store store, O
         Report report, Hold hold) {
 
     /**
-     * @param prefix etcd key prefix of all sample data
-     * @param timeout upper bound on each etcd request of the sample's stores
+     * @param prefix key prefix of all sample data in etcd or Redis
+     * @param timeout upper bound on each request of the sample's stores (for Redis through spring.data.redis.timeout)
      */
     public record Store(String prefix, Duration timeout) {
     }

@@ -9,7 +9,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Several instances of the sample application in the test JVM, each a Spring context on a random
- * port, all connected to the same etcd: what several JVMs behind a load balancer would be.
+ * port, all connected to the same etcd (or Redis): what several JVMs behind a load balancer would be.
  */
 public final class SampleInstances implements AutoCloseable {
 
@@ -20,17 +20,31 @@ public final class SampleInstances implements AutoCloseable {
     }
 
     /**
-     * Starts {@code count} instances, one after the other, named {@code instance-1} and so on.
+     * Starts {@code count} instances on etcd, one after the other, named {@code instance-1} and so on.
      * @param endpoints etcd endpoints
      * @param properties more properties for every instance ({@code name=value}), passed as
      * command-line arguments so that they override {@code application.yml}
      */
     public static SampleInstances start(int count, String endpoints, String... properties) {
+        String[] all = new String[properties.length + 1];
+        all[0] = "distributed-lock.etcd.endpoints=" + endpoints;
+        System.arraycopy(properties, 0, all, 1, properties.length);
+        return startWith(count, all);
+    }
+
+    /**
+     * Starts {@code count} instances, one after the other, named {@code instance-1} and so on,
+     * connected to the store that {@code properties} name (the defaults of {@code application.yml}
+     * otherwise).
+     * @param properties properties for every instance ({@code name=value}), passed as
+     * command-line arguments so that they override {@code application.yml}
+     */
+    public static SampleInstances startWith(int count, String... properties) {
         SampleInstances instances = new SampleInstances(new ArrayList<>());
         try {
             for (int i = 1; i <= count; i++) {
                 List<String> args = new ArrayList<>(List.of("--server.port=0", "--sample.instance-name=instance-" + i,
-                        "--server.tomcat.basedir=target/tomcat", "--distributed-lock.etcd.endpoints=" + endpoints));
+                        "--server.tomcat.basedir=target/tomcat"));
                 Arrays.stream(properties).map(property -> "--" + property).forEach(args::add);
                 instances.contexts.add(new SpringApplicationBuilder(SampleApplication.class).run(args.toArray(String[]::new)));
             }

@@ -19,14 +19,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
+import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.autoconfigure.DistributedLockProperties;
+import io.github.distlock.autoconfigure.DistributedLockProperties.Store;
 import io.github.distlock.sample.SampleApplication;
 import org.springframework.boot.CommandLineRunner;
 import org.springframework.boot.ExitCodeGenerator;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Profile;
+import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
@@ -41,12 +42,13 @@ import org.springframework.stereotype.Component;
  * newcomer of process 1 calls {@code tryLock()} until it succeeds: it takes the lock the moment
  * it is free, ahead of its process's waiting workers (barging at the process's local gate). The
  * other processes start, {@code demo.process-stagger} apart, once the newcomer holds the lock;
- * each queues one unfair waiter in etcd at a time, so their first workers are served before
+ * each queues one unfair waiter in the store at a time, so their first workers are served before
  * process 1's remaining worker, which arrived earlier but waited at its local gate.</li>
  * </ul>
  *
  * <p>Exit code: 0 when both runs completed and the fair run kept arrival order; 2 when the fair
- * run broke arrival order or the lock was ever held twice; 1 when etcd was unreachable or a
+ * run broke arrival order or the lock was ever held twice; 1 when the lock store (etcd, or Redis
+ * with {@code distributed-lock.store=redis}) was unreachable or a
  * process failed.
  */
 @Component
@@ -58,11 +60,17 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
 
     private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
 
+    /** The spring.data.redis properties that name the Redis the workers connect to. */
+    private static final List<String> REDIS_CONNECTION = List.of("url", "host", "port", "database", "username",
+            "password", "ssl.enabled", "sentinel.master", "sentinel.nodes", "cluster.nodes");
+
     private final DemoProperties demo;
 
     private final DistributedLockProperties locks;
 
-    private final Client client;
+    private final InspectableLockRegistry registry;
+
+    private final Environment environment;
 
     private final List<DemoEvent> events = Collections.synchronizedList(new ArrayList<>());
 
@@ -75,10 +83,12 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
 
     private volatile boolean stopping;
 
-    DemoOrchestrator(DemoProperties demo, DistributedLockProperties locks, Client client) {
+    DemoOrchestrator(DemoProperties demo, DistributedLockProperties locks, InspectableLockRegistry registry,
+            Environment environment) {
         this.demo = demo;
         this.locks = locks;
-        this.client = client;
+        this.registry = registry;
+        this.environment = environment;
     }
 
     @Override
@@ -88,15 +98,15 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
 
     @Override
     public void run(String... args) throws InterruptedException {
-        List<String> endpoints = this.locks.getEtcd().getEndpoints();
-        if (!etcdReachable()) {
-            System.err.println("etcd at " + endpoints + " is not reachable: start etcd or set "
-                    + "--distributed-lock.etcd.endpoints (scripts/demo.sh starts one for you)");
+        if (!storeReachable()) {
+            System.err.println(storeDescription() + " is not reachable: start it or set " + (redis()
+                    ? "--spring.data.redis.host and --spring.data.redis.port (scripts/demo.sh --store redis starts one)"
+                    : "--distributed-lock.etcd.endpoints (scripts/demo.sh starts one for you)"));
             this.exitCode = 1;
             return;
         }
-        say("%d processes x %d workers contend for one lock through etcd at %s; each worker holds it %d ms.",
-                this.demo.processes(), this.demo.workers(), String.join(",", endpoints), this.demo.hold().toMillis());
+        say("%d processes x %d workers contend for one lock through %s; each worker holds it %d ms.",
+                this.demo.processes(), this.demo.workers(), storeDescription(), this.demo.hold().toMillis());
         say("Processes start contending %d ms apart, the workers of a process %d ms apart.",
                 this.demo.processStagger().toMillis(), this.demo.workerStagger().toMillis());
         List<Child> children = new ArrayList<>();
@@ -136,7 +146,8 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
         long holds = (long) this.demo.processes() * this.demo.workers() + (fair ? 0 : 1);
         Duration timeout = this.demo.hold().multipliedBy(2 * holds).plus(this.demo.waitTimeout());
         if (fair) {
-            say("Every worker waits for the lock (fair=true), taking its place in the etcd queue as it arrives.");
+            say("Every worker waits for the lock (fair=true), taking its place in the " + storeName()
+                    + " queue as it arrives.");
             for (int i = 0; i < children.size(); i++) {
                 if (i > 0) {
                     Thread.sleep(this.demo.processStagger().toMillis());
@@ -207,7 +218,7 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
         }
         if (summary.overtakes().stream().anyMatch(overtake -> !overtake.sameProcess())) {
             sentences.add("Workers were served before earlier workers of another process: a process's unfair"
-                    + " waiters wait at its local gate, and only one of them at a time is queued in etcd.");
+                    + " waiters wait at its local gate, and only one of them at a time is queued in " + storeName() + ".");
         }
         return wrap("  what it shows     : ", String.join(" ", sentences), 100);
     }
@@ -235,14 +246,47 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
         return (first == last) ? "worker " + first : "workers " + first + "-" + last;
     }
 
-    private boolean etcdReachable() {
+    private boolean storeReachable() {
         try {
-            this.client.getKVClient().get(ByteSequence.from("/", StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS);
+            this.registry.connect().get(10, TimeUnit.SECONDS);
             return true;
         }
         catch (Exception ex) {
             return false;
         }
+    }
+
+    private boolean redis() {
+        return this.locks.getStore() == Store.REDIS;
+    }
+
+    private String storeName() {
+        return redis() ? "Redis" : "etcd";
+    }
+
+    private String storeDescription() {
+        if (redis()) {
+            return "Redis at " + this.environment.getProperty("spring.data.redis.host", "localhost") + ":"
+                    + this.environment.getProperty("spring.data.redis.port", "6379");
+        }
+        return "etcd at " + String.join(",", this.locks.getEtcd().getEndpoints());
+    }
+
+    /** The lock store settings the worker processes need to share this process's locks. */
+    private List<String> storeArguments() {
+        if (!redis()) {
+            return List.of("--distributed-lock.etcd.endpoints=" + String.join(",", this.locks.getEtcd().getEndpoints()),
+                    "--distributed-lock.etcd.namespace=" + this.locks.getEtcd().getNamespace());
+        }
+        List<String> arguments = new ArrayList<>(List.of("--distributed-lock.store=redis",
+                "--distributed-lock.redis.namespace=" + this.locks.getRedis().getNamespace()));
+        for (String property : REDIS_CONNECTION) {
+            String value = this.environment.getProperty("spring.data.redis." + property);
+            if (value != null) {
+                arguments.add("--spring.data.redis." + property + "=" + value);
+            }
+        }
+        return arguments;
     }
 
     /** This application again, as a worker process, started the way this JVM was (jar or class path). */
@@ -262,9 +306,8 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
                 "--demo.processes=" + this.demo.processes(), "--demo.workers=" + this.demo.workers(), "--demo.hold=" + this.demo.hold().toMillis() + "ms",
                 "--demo.worker-stagger=" + this.demo.workerStagger().toMillis() + "ms",
                 "--demo.wait-timeout=" + this.demo.waitTimeout().toMillis() + "ms",
-                "--distributed-lock.etcd.endpoints=" + String.join(",", this.locks.getEtcd().getEndpoints()),
-                "--distributed-lock.etcd.namespace=" + this.locks.getEtcd().getNamespace(),
                 "--spring.application.name=demo-p" + process));
+        command.addAll(storeArguments());
         return command;
     }
 

@@ -6,7 +6,7 @@ import io.github.distlock.annotation.DistributedLock;
 import io.github.distlock.annotation.OnTimeout;
 import io.github.distlock.sample.SampleProperties;
 import io.github.distlock.sample.sale.StockStore;
-import io.github.distlock.sample.store.EtcdStore;
+import io.github.distlock.sample.store.SampleStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -19,7 +19,7 @@ import org.springframework.stereotype.Component;
  *
  * <p>The lock alone is not enough: it keeps two runs from overlapping, but an instance whose
  * schedule fires after another instance's run has finished would get the free lock and run the
- * tick again. So the job also records the last tick it ran in etcd, and checks that record (a
+ * tick again. So the job also records the last tick it ran in the shared store, and checks that record (a
  * plain read, then a write) under the lock. An instance that finds the lock taken skips quietly
  * ({@link OnTimeout#SKIP}); one that finds the tick done skips too.
  */
@@ -31,7 +31,7 @@ public class SalesReportJob {
 
     private static final String LAST_TICK = "report/last-tick";
 
-    private final EtcdStore store;
+    private final SampleStore store;
 
     private final StockStore stock;
 
@@ -39,7 +39,7 @@ public class SalesReportJob {
 
     private final Duration interval;
 
-    public SalesReportJob(EtcdStore store, StockStore stock, SampleProperties properties) {
+    public SalesReportJob(SampleStore store, StockStore stock, SampleProperties properties) {
         this.store = store;
         this.stock = stock;
         this.instance = properties.instanceName();

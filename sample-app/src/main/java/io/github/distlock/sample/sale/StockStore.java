@@ -4,27 +4,22 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.PutOption;
-import io.github.distlock.sample.store.EtcdStore;
+import io.github.distlock.sample.store.SampleStore;
 import org.springframework.stereotype.Component;
 
 /**
- * Stock levels in etcd, shared by all instances: {@code stock/<sku>} holds the number of items
- * left. Reads and writes are deliberately plain: a read followed by a write is only safe while
- * the item's lock is held.
+ * Stock levels in the shared store, seen by all instances: {@code stock/<sku>} holds the number
+ * of items left. Reads and writes are deliberately plain: a read followed by a write is only safe
+ * while the item's lock is held.
  */
 @Component
 public class StockStore {
 
     private static final String STOCK = "stock/";
 
-    private final EtcdStore store;
+    private final SampleStore store;
 
-    public StockStore(EtcdStore store) {
+    public StockStore(SampleStore store) {
         this.store = store;
     }
 
@@ -43,11 +38,7 @@ public class StockStore {
      * @return whether the item was created
      */
     public boolean create(String sku, int stock) {
-        ByteSequence key = this.store.key(STOCK + sku);
-        return this.store.await(this.store.kv().txn()
-            .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-            .Then(Op.put(key, EtcdStore.bytes(Integer.toString(stock)), PutOption.DEFAULT))
-            .commit(), "create item " + sku).isSucceeded();
+        return this.store.create(STOCK + sku, Integer.toString(stock));
     }
 
     /** @return the stock of every item, by SKU */

@@ -1,5 +1,6 @@
 /**
- * The sample's shared data in etcd, reached through the jetcd client the starter configures.
+ * The sample's shared data, in the store that keeps the locks: etcd through the jetcd client the
+ * starter configures, or Redis through Spring Boot's Redis connection.
  */
 @NullMarked
 package io.github.distlock.sample.store;

@@ -21,9 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(SampleEtcd.class)
 class FlashSaleIntegrationTests {
 
-    private static final int STOCK = 5;
+    static final int STOCK = 5;
 
-    private static final int BUYERS = 50;
+    static final int BUYERS = 50;
 
     @Test
     void fiftyBuyersOnThreeInstancesBuyExactlyTheStock() {
@@ -59,7 +59,7 @@ class FlashSaleIntegrationTests {
     }
 
     /** Restocks {@code sku} to {@link #STOCK}, then sends {@link #BUYERS} purchases at once, round robin. */
-    private static List<Reply> sale(SampleInstances instances, String sku) {
+    static List<Reply> sale(SampleInstances instances, String sku) {
         Reply restocked = instances.http(0).put("/items/" + sku + "/stock?quantity=" + STOCK);
         assertThat(restocked.status()).as(restocked.toString()).isEqualTo(200);
         List<CompletableFuture<Reply>> purchases = IntStream.range(0, BUYERS)
