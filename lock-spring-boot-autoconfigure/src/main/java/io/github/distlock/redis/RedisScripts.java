@@ -61,13 +61,18 @@ final class RedisScripts {
               fence = redis.call('INCR', counter)
               if fence < clock then
                 fence = clock
-                redis.call('SET', counter, fence)
+                redis.call('SET', counter, fence, 'PX', ttl)
+              else
+                outlive(counter, ttl)
               end
               redis.call('SET', own, ARGV[3], 'PX', ttl)
-              redis.call('ZADD', queue, fence, id)
+              if redis.call('ZADD', queue, fence, id) == 1 and redis.call('ZCARD', queue) == 1 then
+                -- A new queue: nothing in it lives longer than this entry.
+                redis.call('PEXPIRE', queue, ttl)
+                return {fence, 1}
+              end
             end
             outlive(queue, ttl)
-            outlive(counter, ttl)
             local head, pttl, dropped = liveHead(queue, prefix)
             if head == id then return {fence, 1} end
             if dropped then redis.call('PUBLISH', ARGV[5], head) end

@@ -100,6 +100,47 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
+     * Starts a node for a Redis Cluster, without persistence and without slots; see
+     * {@link #createCluster(List)}.
+     * @return the running node
+     */
+    public static RedisServer startClusterNode() {
+        return start(false, directory -> List.of("--cluster-enabled", "yes", "--cluster-config-file",
+                directory.resolve("nodes.conf").toString(), "--cluster-node-timeout", "2000"));
+    }
+
+    /**
+     * Makes the nodes one Redis Cluster, the slots spread over them, without replicas, with
+     * {@code redis-cli --cluster create} (Debian's {@code redis-tools}, which {@code redis-server}
+     * depends on), and waits until every node says the cluster is ok.
+     * @param nodes nodes from {@link #startClusterNode()}
+     */
+    public static void createCluster(List<RedisServer> nodes) {
+        List<String> command = new ArrayList<>(List.of(
+                ProcessSupport.locateBinary("REDIS_CLI", "redis-cli", "redis-tools").toString(), "--cluster", "create"));
+        nodes.forEach(node -> command.add(node.host() + ":" + node.port()));
+        command.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+        try {
+            Process create = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(nodes.get(0).directory.resolve("cluster-create.log").toFile()))
+                .start();
+            ProcessSupport.awaitExit(create, START_TIMEOUT, "redis-cli --cluster create");
+            if (create.exitValue() != 0) {
+                throw new IllegalStateException("redis-cli --cluster create failed; log:\n"
+                        + ProcessSupport.tail(nodes.get(0).directory.resolve("cluster-create.log"), LOG_TAIL_LINES));
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not run " + command.get(0), ex);
+        }
+        for (RedisServer node : nodes) {
+            if (!ProcessSupport.poll(START_TIMEOUT, () -> node.command("CLUSTER", "INFO").contains("cluster_state:ok"))) {
+                throw new IllegalStateException(node.description() + " never saw the cluster ok");
+            }
+        }
+    }
+
+    /**
      * Starts a Sentinel that monitors {@code primary} as {@code masterName} with a quorum of one.
      * @param primary the primary to monitor
      * @param masterName the name clients ask the Sentinel for
