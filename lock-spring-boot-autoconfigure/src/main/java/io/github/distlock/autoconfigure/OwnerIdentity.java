@@ -1,6 +1,6 @@
 package io.github.distlock.autoconfigure;
 
-import io.github.distlock.store.OwnerIdentities;
+import io.github.distlock.store.RegistrySettings;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 
@@ -22,7 +22,7 @@ final class OwnerIdentity {
         if (StringUtils.hasText(properties.getOwnerIdentity())) {
             return properties.getOwnerIdentity();
         }
-        String process = OwnerIdentities.processIdentity();
+        String process = RegistrySettings.processIdentity();
         String application = environment.getProperty("spring.application.name");
         return StringUtils.hasText(application) ? application + "@" + process : process;
     }

@@ -12,7 +12,7 @@ import io.github.distlock.LockLostException;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.core.CoreLockRegistry;
 import io.github.distlock.core.LockCore;
-import io.github.distlock.store.OwnerIdentities;
+import io.github.distlock.store.RegistrySettings;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -191,7 +191,7 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
 
         private Duration leaseTtl = DEFAULT_LEASE_TTL;
 
-        private String ownerIdentity = OwnerIdentities.processIdentity();
+        private String ownerIdentity = RegistrySettings.processIdentity();
 
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
 
@@ -241,7 +241,7 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
          * @return this builder
          */
         public Builder ownerIdentity(String ownerIdentity) {
-            OwnerIdentities.check(ownerIdentity);
+            RegistrySettings.checkOwnerIdentity(ownerIdentity);
             this.ownerIdentity = ownerIdentity;
             return this;
         }
@@ -252,10 +252,7 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
          * @return this builder
          */
         public Builder requestTimeout(Duration requestTimeout) {
-            if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
-                throw new IllegalArgumentException("Request timeout must be positive, but was " + requestTimeout);
-            }
-            this.requestTimeout = requestTimeout;
+            this.requestTimeout = RegistrySettings.checkRequestTimeout(requestTimeout);
             return this;
         }
 

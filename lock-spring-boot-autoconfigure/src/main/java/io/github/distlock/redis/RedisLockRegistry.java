@@ -9,7 +9,7 @@ import io.github.distlock.LockLostException;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.core.CoreLockRegistry;
 import io.github.distlock.core.LockCore;
-import io.github.distlock.store.OwnerIdentities;
+import io.github.distlock.store.RegistrySettings;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -165,7 +165,7 @@ public final class RedisLockRegistry extends CoreLockRegistry implements AutoClo
 
         private Duration leaseTtl = DEFAULT_LEASE_TTL;
 
-        private String ownerIdentity = OwnerIdentities.processIdentity();
+        private String ownerIdentity = RegistrySettings.processIdentity();
 
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
 
@@ -218,7 +218,7 @@ public final class RedisLockRegistry extends CoreLockRegistry implements AutoClo
          * @return this builder
          */
         public Builder ownerIdentity(String ownerIdentity) {
-            this.ownerIdentity = OwnerIdentities.check(ownerIdentity);
+            this.ownerIdentity = RegistrySettings.checkOwnerIdentity(ownerIdentity);
             return this;
         }
 
@@ -228,10 +228,7 @@ public final class RedisLockRegistry extends CoreLockRegistry implements AutoClo
          * @return this builder
          */
         public Builder requestTimeout(Duration requestTimeout) {
-            if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
-                throw new IllegalArgumentException("Request timeout must be positive, but was " + requestTimeout);
-            }
-            this.requestTimeout = requestTimeout;
+            this.requestTimeout = RegistrySettings.checkRequestTimeout(requestTimeout);
             return this;
         }
 

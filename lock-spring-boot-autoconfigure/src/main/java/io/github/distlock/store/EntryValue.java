@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * identity, the thread name and the wall-clock time the entry was written (epoch milliseconds),
  * so that the store's own tools ({@code etcdctl}, {@code redis-cli}) and the actuator endpoint can
  * tell who holds and who waits since when. Owner identities cannot contain line breaks
- * ({@link OwnerIdentities#check}); line breaks ({@code \n}, {@code \r}) in thread names are
+ * ({@link RegistrySettings#checkOwnerIdentity}); line breaks ({@code \n}, {@code \r}) in thread names are
  * replaced by spaces.
  *
  * @param owner the registry's owner identity

@@ -16,12 +16,12 @@ import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.Lo
 import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.OwnRegistry;
 import io.github.distlock.redis.RedisLockRegistry;
 import io.github.distlock.testsupport.RedisServer;
+import io.github.distlock.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -51,26 +51,18 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  */
 class RedisStoreIntegrationTests {
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisServerExtension redisServer = new RedisServerExtension();
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
         .withInitializer((context) -> context.getEnvironment().setConversionService(new ApplicationConversionService()))
         .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
         .withPropertyValues("distributed-lock.store=redis", "distributed-lock.redis.request-timeout=2s");
 
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start(false);
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
 
     private ApplicationContextRunner onRedis() {
-        return this.contextRunner.withPropertyValues("spring.data.redis.host=" + redis.host(),
-                "spring.data.redis.port=" + redis.port());
+        return this.contextRunner.withPropertyValues("spring.data.redis.host=" + redisServer.server().host(),
+                "spring.data.redis.port=" + redisServer.server().port());
     }
 
     @Test
@@ -95,13 +87,13 @@ class RedisStoreIntegrationTests {
                 assertThat(snapshot.holder().thread()).isEqualTo(Thread.currentThread().getName());
                 assertThat(snapshot.holder().fence()).isEqualTo(lock.getFence());
                 // In this very Redis, under the namespace.
-                assertThat(redis.command("ZCARD", "distributed-lock:{orders/7}:q")).isEqualTo("1");
+                assertThat(redisServer.server().command("ZCARD", "distributed-lock:{orders/7}:q")).isEqualTo("1");
             }
             finally {
                 lock.unlock();
             }
             assertThat(registry.describeLock("orders/7", 10).holder()).isNull();
-            assertThat(redis.command("ZCARD", "distributed-lock:{orders/7}:q")).isEqualTo("0");
+            assertThat(redisServer.server().command("ZCARD", "distributed-lock:{orders/7}:q")).isEqualTo("0");
             assertThat(context.getBean(Locked.class).key()).isEqualTo("locked");
         });
     }
@@ -124,7 +116,7 @@ class RedisStoreIntegrationTests {
                 lock.lock();
                 try {
                     assertThat(registry.describeLock("invoice", 10).holder().owner()).isEqualTo("billing-7");
-                    assertThat(redis.command("ZCARD", "billing:{invoice}:q")).isEqualTo("1");
+                    assertThat(redisServer.server().command("ZCARD", "billing:{invoice}:q")).isEqualTo("1");
                 }
                 finally {
                     lock.unlock();
@@ -148,11 +140,11 @@ class RedisStoreIntegrationTests {
         onRedis().run((context) -> {
             FencedLock lock = context.getBean(LockRegistry.class).obtain("shutdown");
             lock.lock();
-            assertThat(redis.command("ZCARD", "distributed-lock:{shutdown}:q")).isEqualTo("1");
+            assertThat(redisServer.server().command("ZCARD", "distributed-lock:{shutdown}:q")).isEqualTo("1");
             context.close();
             // Not after the lease TTL (10 s): the registry removed its entry before Spring Boot's
             // connection factory shut its client down.
-            assertThat(redis.command("ZCARD", "distributed-lock:{shutdown}:q")).isEqualTo("0");
+            assertThat(redisServer.server().command("ZCARD", "distributed-lock:{shutdown}:q")).isEqualTo("0");
             assertThat(lock.isLockedByCurrentThread()).isFalse();
         });
     }

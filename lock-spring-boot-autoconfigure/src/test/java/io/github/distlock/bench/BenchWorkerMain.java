@@ -63,7 +63,7 @@ public final class BenchWorkerMain {
                         loopOnLockService(client, words[3], stopAt, records);
                     }
                     else {
-                        loopOnRegistry(registry.obtain(words[3], words[2].equals("fair")), stopAt, records);
+                        records.loop(registry.obtain(words[3], words[2].equals("fair")), stopAt);
                     }
                     records.writeTo(Path.of(words[7]));
                     System.out.println("DONE " + words[1] + " " + records.count);
@@ -78,16 +78,6 @@ public final class BenchWorkerMain {
         }
         registry.close();
         client.close();
-    }
-
-    private static void loopOnRegistry(FencedLock lock, long stopAt, Records records) {
-        while (System.nanoTime() < stopAt) {
-            lock.lock();
-            long acquired = System.nanoTime();
-            long released = System.nanoTime();
-            lock.unlock();
-            records.add(acquired, released);
-        }
     }
 
     private static void loopOnLockService(Client client, String key, long stopAt, Records records)

@@ -22,6 +22,22 @@ final class Records {
         this.windowEnd = windowEnd;
     }
 
+    /**
+     * Acquires and releases {@code lock} back to back with an empty critical section until
+     * {@code stopAt}, recording every acquisition.
+     * @param lock the lock
+     * @param stopAt when to stop ({@link System#nanoTime()})
+     */
+    void loop(java.util.concurrent.locks.Lock lock, long stopAt) {
+        while (System.nanoTime() < stopAt) {
+            lock.lock();
+            long acquired = System.nanoTime();
+            long released = System.nanoTime();
+            lock.unlock();
+            add(acquired, released);
+        }
+    }
+
     void add(long acquired, long released) {
         if (acquired < this.windowStart || acquired >= this.windowEnd) {
             return;

@@ -59,13 +59,7 @@ public final class RedisBenchWorkerMain {
             };
             Records records = new Records(Long.parseLong(words[4]), Long.parseLong(words[5]));
             long stopAt = Long.parseLong(words[6]);
-            while (System.nanoTime() < stopAt) {
-                lock.lock();
-                long acquired = System.nanoTime();
-                long released = System.nanoTime();
-                lock.unlock();
-                records.add(acquired, released);
-            }
+            records.loop(lock, stopAt);
             records.writeTo(Path.of(words[7]));
             System.out.println("DONE " + words[1] + " " + records.count);
         }

@@ -10,6 +10,7 @@ import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
 import io.github.distlock.redis.RedisLockRegistry;
+import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.FaultInjectionTest;
 import io.github.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -81,7 +82,7 @@ class RedisFaultIntegrationTests {
         FencedLock held = this.holder.obtain("restart", true);
         held.lock();
         long holderFence = held.getFence();
-        CompletableFuture<Long> next = acquireInBackground(this.waiter.obtain("restart", true));
+        CompletableFuture<Long> next = BackgroundAcquirer.acquireAndRelease(this.waiter.obtain("restart", true), LONG);
         await().atMost(LONG).until(() -> this.waiter.getWaitingThreadCount() == 1);
 
         this.redis.kill();
@@ -103,7 +104,7 @@ class RedisFaultIntegrationTests {
         FencedLock held = this.holder.obtain("amnesia", true);
         held.lock();
         long holderFence = held.getFence();
-        CompletableFuture<Long> next = acquireInBackground(this.waiter.obtain("amnesia", true));
+        CompletableFuture<Long> next = BackgroundAcquirer.acquireAndRelease(this.waiter.obtain("amnesia", true), LONG);
         await().atMost(LONG).until(() -> this.waiter.getWaitingThreadCount() == 1);
 
         this.redis.restart();
@@ -224,26 +225,5 @@ class RedisFaultIntegrationTests {
                 o -> assertThat(o).isInstanceOf(LockAcquisitionException.class));
         // The bound is 1 s; allow a loaded machine 2 s more, far below a hang.
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
-    }
-
-    private static CompletableFuture<Long> acquireInBackground(FencedLock lock) {
-        CompletableFuture<Long> fence = new CompletableFuture<>();
-        Thread thread = new Thread(() -> {
-            try {
-                if (!lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)) {
-                    fence.completeExceptionally(new IllegalStateException("not acquired within " + LONG));
-                    return;
-                }
-                long acquired = lock.getFence();
-                lock.unlock();
-                fence.complete(acquired);
-            }
-            catch (Throwable ex) {
-                fence.completeExceptionally(ex);
-            }
-        }, "background-waiter");
-        thread.setDaemon(true);
-        thread.start();
-        return fence;
     }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockSnapshot;
+import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -81,7 +82,7 @@ class RedisClusterIntegrationTests {
             }
             List<CompletableFuture<Long>> waiting = new ArrayList<>();
             for (String key : keys) {
-                waiting.add(acquireInBackground(waiter.obtain(key, true)));
+                waiting.add(BackgroundAcquirer.acquireAndRelease(waiter.obtain(key, true), LONG));
             }
             await().atMost(LONG).until(() -> waiter.getWaitingThreadCount() == keys.size());
 
@@ -105,26 +106,5 @@ class RedisClusterIntegrationTests {
     private static RedisLockRegistry registry(RedisClusterClient client, String owner) {
         return RedisLockRegistry.builder(client).namespace("cluster:").leaseTtl(TTL).ownerIdentity(owner)
             .description("Redis Cluster").build();
-    }
-
-    private static CompletableFuture<Long> acquireInBackground(FencedLock lock) {
-        CompletableFuture<Long> fence = new CompletableFuture<>();
-        Thread thread = new Thread(() -> {
-            try {
-                if (!lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)) {
-                    fence.completeExceptionally(new IllegalStateException("not acquired within " + LONG));
-                    return;
-                }
-                long acquired = lock.getFence();
-                lock.unlock();
-                fence.complete(acquired);
-            }
-            catch (Throwable ex) {
-                fence.completeExceptionally(ex);
-            }
-        }, "cluster-waiter");
-        thread.setDaemon(true);
-        thread.start();
-        return fence;
     }
 }

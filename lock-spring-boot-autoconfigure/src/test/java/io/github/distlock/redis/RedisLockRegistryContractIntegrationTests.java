@@ -4,11 +4,12 @@ import java.time.Duration;
 
 import io.github.distlock.AbstractLockRegistryContractTests;
 import io.github.distlock.LockRegistry;
-import io.github.distlock.testsupport.RedisServer;
+import io.github.distlock.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -21,7 +22,8 @@ class RedisLockRegistryContractIntegrationTests extends AbstractLockRegistryCont
 
     private static final String NAMESPACE = "contract:";
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
 
     private static RedisClient client;
 
@@ -37,7 +39,6 @@ class RedisLockRegistryContractIntegrationTests extends AbstractLockRegistryCont
 
     @BeforeAll
     static void startRegistries() {
-        redis = RedisServer.start(false);
         client = RedisClient.create(redis.uri());
         peerClient = RedisClient.create(redis.uri());
         rawClient = RedisClient.create(redis.uri());
@@ -65,7 +66,6 @@ class RedisLockRegistryContractIntegrationTests extends AbstractLockRegistryCont
         rawClient.shutdown();
         client.shutdown();
         peerClient.shutdown();
-        redis.close();
     }
 
     @Override

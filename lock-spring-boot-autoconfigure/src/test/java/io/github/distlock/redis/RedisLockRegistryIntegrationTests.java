@@ -7,13 +7,15 @@ import java.util.concurrent.TimeUnit;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
-import io.github.distlock.testsupport.RedisServer;
+import io.github.distlock.testsupport.BackgroundAcquirer;
+import io.github.distlock.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -28,7 +30,8 @@ class RedisLockRegistryIntegrationTests {
 
     private static final Duration LONG = Duration.ofSeconds(30);
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
 
     private static RedisClient client;
 
@@ -40,7 +43,6 @@ class RedisLockRegistryIntegrationTests {
 
     @BeforeAll
     static void startRedis() {
-        redis = RedisServer.start(false);
         client = RedisClient.create(redis.uri());
         raw = client.connect();
     }
@@ -49,7 +51,6 @@ class RedisLockRegistryIntegrationTests {
     static void stopRedis() {
         raw.close();
         client.shutdown();
-        redis.close();
     }
 
     @AfterEach
@@ -100,7 +101,7 @@ class RedisLockRegistryIntegrationTests {
         long deadFence = raw.sync().incr(names.fenceCounter("job"));
         raw.sync().zadd(names.queue("job"), deadFence, "dead-process-1");
         this.inner = registry("dead-waiter:", "next");
-        CompletableFuture<Long> next = acquireInBackground(this.inner.obtain("job", true));
+        CompletableFuture<Long> next = BackgroundAcquirer.acquireAndRelease(this.inner.obtain("job", true), LONG);
         await().atMost(LONG).until(() -> raw.sync().zcard(names.queue("job")) == 3);
 
         long releasedAt = System.nanoTime();
@@ -149,7 +150,8 @@ class RedisLockRegistryIntegrationTests {
         this.inner = registry("inspect:", "waiter-app");
         FencedLock holder = this.outer.obtain("report", true);
         holder.lock();
-        CompletableFuture<Long> waiter = acquireInBackground(this.inner.obtain("report", true));
+        CompletableFuture<Long> waiter = BackgroundAcquirer.acquireAndRelease(this.inner.obtain("report", true),
+                LONG);
         await().atMost(LONG).until(() -> this.inner.getWaitingThreadCount() == 1);
         try {
             LockSnapshot lock = this.inner.describeLock("report", 10);
@@ -159,7 +161,7 @@ class RedisLockRegistryIntegrationTests {
             assertThat(lock.holder().queuedAt()).isNotNull();
             assertThat(lock.waiters()).singleElement().satisfies(entry -> {
                 assertThat(entry.owner()).isEqualTo("waiter-app");
-                assertThat(entry.thread()).isEqualTo("background-waiter");
+                assertThat(entry.thread()).isEqualTo(BackgroundAcquirer.THREAD_NAME);
                 assertThat(entry.fence()).isGreaterThan(holder.getFence());
             });
             assertThat(this.inner.describeLock("report", 1).waiters()).isEmpty();
@@ -169,26 +171,5 @@ class RedisLockRegistryIntegrationTests {
             holder.unlock();
         }
         waiter.get(LONG.toSeconds(), TimeUnit.SECONDS);
-    }
-
-    private static CompletableFuture<Long> acquireInBackground(FencedLock lock) {
-        CompletableFuture<Long> fence = new CompletableFuture<>();
-        Thread thread = new Thread(() -> {
-            try {
-                if (!lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)) {
-                    fence.completeExceptionally(new IllegalStateException("not acquired within " + LONG));
-                    return;
-                }
-                long acquired = lock.getFence();
-                lock.unlock();
-                fence.complete(acquired);
-            }
-            catch (Throwable ex) {
-                fence.completeExceptionally(ex);
-            }
-        }, "background-waiter");
-        thread.setDaemon(true);
-        thread.start();
-        return fence;
     }
 }

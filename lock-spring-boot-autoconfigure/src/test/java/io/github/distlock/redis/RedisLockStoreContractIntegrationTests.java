@@ -8,13 +8,14 @@ import io.github.distlock.core.LockStatistics;
 import io.github.distlock.store.AbstractLockStoreContractTests;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
-import io.github.distlock.testsupport.RedisServer;
+import io.github.distlock.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The Redis store against the store contract, on a real redis-server: two stores with their own
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.BeforeEach;
  */
 class RedisLockStoreContractIntegrationTests extends AbstractLockStoreContractTests {
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
 
     private static RedisClient client;
 
@@ -36,7 +38,6 @@ class RedisLockStoreContractIntegrationTests extends AbstractLockStoreContractTe
 
     @BeforeAll
     static void startRedis() {
-        redis = RedisServer.start(false);
         client = RedisClient.create(redis.uri());
         peerClient = RedisClient.create(redis.uri());
         raw = RedisClient.create(redis.uri()).connect();
@@ -47,7 +48,6 @@ class RedisLockStoreContractIntegrationTests extends AbstractLockStoreContractTe
         raw.close();
         client.shutdown();
         peerClient.shutdown();
-        redis.close();
     }
 
     @BeforeEach

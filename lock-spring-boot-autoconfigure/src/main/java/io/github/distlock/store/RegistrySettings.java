@@ -2,13 +2,14 @@ package io.github.distlock.store;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
-/** The one rule for the identity a registry records with its entries, shared by every store's builder. */
-public final class OwnerIdentities {
+/** The rules every store's registry builder applies to the settings they share: owner identity and request timeout. */
+public final class RegistrySettings {
 
-    private OwnerIdentities() {
+    private RegistrySettings() {
     }
 
     /**
@@ -25,7 +26,7 @@ public final class OwnerIdentities {
      * @return the identity
      * @throws IllegalArgumentException if it is null, blank or contains a line break
      */
-    public static String check(@Nullable String ownerIdentity) {
+    public static String checkOwnerIdentity(@Nullable String ownerIdentity) {
         if (ownerIdentity == null || ownerIdentity.isBlank()) {
             throw new IllegalArgumentException("Owner identity must not be null or blank");
         }
@@ -34,6 +35,19 @@ public final class OwnerIdentities {
                     + ownerIdentity.replace("\n", "\\n").replace("\r", "\\r") + "'");
         }
         return ownerIdentity;
+    }
+
+    /**
+     * Checks a bound on each store call.
+     * @param requestTimeout a candidate timeout
+     * @return the timeout
+     * @throws IllegalArgumentException if it is null, zero or negative
+     */
+    public static Duration checkRequestTimeout(@Nullable Duration requestTimeout) {
+        if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
+            throw new IllegalArgumentException("Request timeout must be positive, but was " + requestTimeout);
+        }
+        return requestTimeout;
     }
 
     private static String hostName() {
