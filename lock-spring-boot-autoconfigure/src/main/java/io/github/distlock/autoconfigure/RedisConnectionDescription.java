@@ -3,6 +3,7 @@ package io.github.distlock.autoconfigure;
 import java.util.Collection;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisNode;
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
@@ -44,7 +45,7 @@ final class RedisConnectionDescription {
             .collect(Collectors.joining(", "));
     }
 
-    private static String hostAndPort(String host, int port) {
+    private static String hostAndPort(@Nullable String host, int port) {
         return ((host != null && host.indexOf(':') >= 0) ? "[" + host + "]" : host) + ":" + port;
     }
 }
