@@ -254,7 +254,7 @@ final class RedisEntry implements StoreEntry {
         try {
             if (this.lostReason == null && System.nanoTime() - this.renewedAt >= this.store.ttlNanos()) {
                 // Redis may have expired the entry: it cannot hold, whatever the last answer said.
-                loseLocked("Redis acknowledged no renewal of its lock entry within the lease TTL", true);
+                loseLocked(RedisLockStore.noRenewal(this.store.ttlNanos()), true);
             }
             if (this.lostReason != null) {
                 throw gone();
@@ -409,9 +409,18 @@ final class RedisEntry implements StoreEntry {
         return this.ahead;
     }
 
+    /**
+     * Also ends a written entry whose deadline passed before the maintenance thread noticed (a
+     * process that resumes from a pause must not believe it still holds for a moment longer).
+     */
     @Override
     public @Nullable String lostReason() {
-        return this.lostReason;
+        String lost = this.lostReason;
+        if (lost == null && isWritten() && System.nanoTime() - this.renewedAt >= this.store.ttlNanos()) {
+            lose(RedisLockStore.noRenewal(this.store.ttlNanos()), true);
+            lost = this.lostReason;
+        }
+        return lost;
     }
 
     @Override

@@ -156,6 +156,11 @@ public final class RedisLockRegistry extends CoreLockRegistry implements AutoClo
         return redis().keyspace();
     }
 
+    /** Runs {@code task} on the thread that renews the session and checks deadlines. */
+    void runOnMaintenanceThread(Runnable task) {
+        redis().runOnMaintenanceThread(task);
+    }
+
     /** Builds a {@link RedisLockRegistry}. */
     public static final class Builder {
 

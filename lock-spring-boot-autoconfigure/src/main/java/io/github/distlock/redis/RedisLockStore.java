@@ -299,6 +299,11 @@ final class RedisLockStore implements LockStore {
                 TimeUnit.MILLISECONDS);
     }
 
+    /** For tests: runs {@code task} on the maintenance thread. */
+    void runOnMaintenanceThread(Runnable task) {
+        this.maintenance.execute(task);
+    }
+
     /** @return removals not yet confirmed by Redis (nor made moot by expiry) */
     int pendingRemovals() {
         return this.pendingRemovals.get();
@@ -365,11 +370,15 @@ final class RedisLockStore implements LockStore {
         }
         for (RedisEntry entry : this.entries.values()) {
             if (entry.isWritten() && now - entry.renewedAt() >= this.ttlNanos) {
-                entry.lose("Redis acknowledged no renewal of the lock entry within the lease TTL ("
-                        + Duration.ofNanos(this.ttlNanos) + ")", true);
+                entry.lose(noRenewal(this.ttlNanos), true);
             }
         }
         scheduleDeadlineCheck();
+    }
+
+    /** Why an entry whose renewals Redis did not acknowledge in time is lost. */
+    static String noRenewal(long ttlNanos) {
+        return "Redis acknowledged no renewal of the lock entry within the lease TTL (" + Duration.ofNanos(ttlNanos) + ")";
     }
 
     /** Arms one check at the earliest deadline of the current session and its entries. */

@@ -2,9 +2,11 @@ package io.github.distlock.redis;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distlock.FencedLock;
+import io.github.distlock.LockLostException;
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.testsupport.BackgroundAcquirer;
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /** What is particular to the Redis layout: namespaces, dead entries, the fence counter, inspection. */
@@ -142,6 +145,38 @@ class RedisLockRegistryIntegrationTests {
         long afterFailover = lock.getFence();
         lock.unlock();
         assertThat(afterFailover).isGreaterThan(beforeFailover);
+    }
+
+    @Test
+    void aHoldIsLostOnceItsDeadlinePassedEvenIfTheMaintenanceThreadHasNotRunYet() throws Exception {
+        // As after a pause of the whole process: nothing has renewed or checked anything yet.
+        this.outer = RedisLockRegistry.builder(client).namespace("overdue:").leaseTtl(Duration.ofSeconds(1))
+            .ownerIdentity("paused").build();
+        FencedLock lock = this.outer.obtain("k", true);
+        lock.lock();
+        CountDownLatch stuck = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        this.outer.runOnMaintenanceThread(() -> {
+            stuck.countDown();
+            try {
+                release.await();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            assertThat(stuck.await(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            long lockedAt = System.nanoTime();
+            await().atMost(LONG).until(() -> System.nanoTime() - lockedAt > TimeUnit.MILLISECONDS.toNanos(1_100));
+            assertThat(lock.isLockedByCurrentThread()).isFalse();
+            assertThat(this.outer.getStatistics().getHoldsLost()).isEqualTo(1);
+            assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
+                .withMessageContaining("no renewal");
+        }
+        finally {
+            release.countDown();
+        }
     }
 
     @Test
