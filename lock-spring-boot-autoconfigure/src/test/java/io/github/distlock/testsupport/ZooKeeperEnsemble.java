@@ -1,0 +1,291 @@
+package io.github.distlock.testsupport;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import org.apache.zookeeper.server.quorum.QuorumPeerMain;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Real ZooKeeper servers for the tests: the {@code org.apache.zookeeper:zookeeper} jar of the test
+ * class path run as child JVMs ({@link QuorumPeerMain}), one per member, on free loopback ports,
+ * each with its configuration and data in a temporary directory. One member is a standalone
+ * server; three form an ensemble.
+ * <p>
+ * {@code tickTime} is 500 ms, so servers grant session timeouts from 1 s to 10 s. Start-up waits
+ * until every member answers the {@code srvr} command with its mode (and an ensemble has a leader).
+ * {@link #close()} kills every member and deletes the directories; a shutdown hook does the same
+ * when a test never gets to close it.
+ */
+public final class ZooKeeperEnsemble implements AutoCloseable {
+
+    /** The servers' tick: sessions may last from 2 to 20 ticks. */
+    public static final Duration TICK = Duration.ofMillis(500);
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
+    private final Path directory;
+
+    private final List<Member> members = new ArrayList<>();
+
+    private final Thread shutdownHook;
+
+    private ZooKeeperEnsemble(Path directory) {
+        this.directory = directory;
+        this.shutdownHook = ProcessSupport.addShutdownHook("zookeeper-cleanup", this::close);
+    }
+
+    /** @return a standalone server, answering */
+    public static ZooKeeperEnsemble standalone() {
+        return start(1);
+    }
+
+    /** @return a three-member ensemble with a leader */
+    public static ZooKeeperEnsemble threeMembers() {
+        return start(3);
+    }
+
+    private static ZooKeeperEnsemble start(int size) {
+        Path directory;
+        try {
+            directory = Files.createTempDirectory("distlock-zookeeper-");
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not create a directory for ZooKeeper", ex);
+        }
+        ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(directory);
+        try {
+            for (int id = 1; id <= size; id++) {
+                ensemble.members.add(ensemble.new Member(id, ProcessSupport.freeLoopbackPort(),
+                        ProcessSupport.freeLoopbackPort(), ProcessSupport.freeLoopbackPort()));
+            }
+            for (Member member : ensemble.members) {
+                member.writeConfiguration();
+                member.launch();
+            }
+            ensemble.awaitServing();
+            return ensemble;
+        }
+        catch (RuntimeException ex) {
+            ensemble.close();
+            throw ex;
+        }
+    }
+
+    /** Waits until every running member serves (standalone, leader or follower). */
+    public void awaitServing() {
+        for (Member member : this.members) {
+            if (member.isRunning()
+                    && !ProcessSupport.poll(START_TIMEOUT, () -> !member.isRunning() || member.mode() != null)
+                    || !member.isRunning()) {
+                throw new IllegalStateException(member + " did not serve within " + START_TIMEOUT + "; its output:\n"
+                        + member.process().stderrTail());
+            }
+        }
+    }
+
+    /** @return the connect string of every member, for Curator: {@code 127.0.0.1:p1,127.0.0.1:p2,...} */
+    public String connectString() {
+        return this.members.stream().map(Member::address).collect(Collectors.joining(","));
+    }
+
+    /** @param index the member, from 0 @return the member */
+    public Member member(int index) {
+        return this.members.get(index);
+    }
+
+    /** @return how many members there are */
+    public int size() {
+        return this.members.size();
+    }
+
+    /** @return the index of the member that says it leads (or is standalone), or -1 if none does */
+    public int leaderIndex() {
+        for (int i = 0; i < this.members.size(); i++) {
+            String mode = this.members.get(i).mode();
+            if ("leader".equals(mode) || "standalone".equals(mode)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Kills every member and deletes the directories. Idempotent. */
+    @Override
+    public synchronized void close() {
+        for (Member member : this.members) {
+            member.kill();
+        }
+        ProcessSupport.deleteRecursively(this.directory);
+        ProcessSupport.removeShutdownHook(this.shutdownHook);
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeper " + connectString();
+    }
+
+    /** One server of the ensemble. */
+    public final class Member {
+
+        private final int id;
+
+        private final int clientPort;
+
+        private final int quorumPort;
+
+        private final int electionPort;
+
+        private @Nullable JvmProcess process;
+
+        Member(int id, int clientPort, int quorumPort, int electionPort) {
+            this.id = id;
+            this.clientPort = clientPort;
+            this.quorumPort = quorumPort;
+            this.electionPort = electionPort;
+        }
+
+        private Path home() {
+            return ZooKeeperEnsemble.this.directory.resolve("member-" + this.id);
+        }
+
+        void writeConfiguration() {
+            List<String> lines = new ArrayList<>(List.of("tickTime=" + TICK.toMillis(), "initLimit=20",
+                    "syncLimit=10", "dataDir=" + home().resolve("data"), "clientPort=" + this.clientPort,
+                    "clientPortAddress=127.0.0.1", "admin.enableServer=false", "4lw.commands.whitelist=srvr,ruok",
+                    "maxClientCnxns=0", "autopurge.purgeInterval=0"));
+            if (ZooKeeperEnsemble.this.members.size() > 1) {
+                for (Member member : ZooKeeperEnsemble.this.members) {
+                    lines.add("server." + member.id + "=127.0.0.1:" + member.quorumPort + ":" + member.electionPort);
+                }
+            }
+            try {
+                Files.createDirectories(home().resolve("data"));
+                Files.writeString(home().resolve("data").resolve("myid"), Integer.toString(this.id));
+                Files.write(home().resolve("zoo.cfg"), lines);
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException("Could not write the configuration of " + this, ex);
+            }
+        }
+
+        synchronized void launch() {
+            this.process = JvmProcess.builder(QuorumPeerMain.class)
+                .jvmArgs("-Dzookeeper.jmx.log4j.disable=true", "-Dlogback.configurationFile=" + logConfiguration())
+                .args(home().resolve("zoo.cfg").toString())
+                .start();
+        }
+
+        /** Logs of the server go to its directory, not to the test output. */
+        private String logConfiguration() {
+            Path config = home().resolve("logback.xml");
+            try {
+                Files.writeString(config, """
+                        <configuration>
+                          <appender name="FILE" class="ch.qos.logback.core.FileAppender">
+                            <file>%s</file>
+                            <encoder><pattern>%%d{HH:mm:ss.SSS} %%-5level [%%thread] %%logger{36} - %%msg%%n</pattern></encoder>
+                          </appender>
+                          <root level="INFO"><appender-ref ref="FILE"/></root>
+                        </configuration>
+                        """.formatted(home().resolve("zookeeper.log")));
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException("Could not write " + config, ex);
+            }
+            return config.toString();
+        }
+
+        private JvmProcess process() {
+            JvmProcess running = this.process;
+            if (running == null) {
+                throw new IllegalStateException(this + " was never started");
+            }
+            return running;
+        }
+
+        /** @return {@code 127.0.0.1:<client port>} */
+        public String address() {
+            return "127.0.0.1:" + this.clientPort;
+        }
+
+        /** @return whether the member's JVM runs (it may be paused) */
+        public synchronized boolean isRunning() {
+            return this.process != null && this.process.isAlive();
+        }
+
+        /**
+         * Asks the server for its mode with the {@code srvr} command.
+         * @return {@code standalone}, {@code leader} or {@code follower}, or {@code null} if it does
+         * not serve (not running, paused, or without a quorum)
+         */
+        public @Nullable String mode() {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", this.clientPort), (int) COMMAND_TIMEOUT.toMillis());
+                socket.setSoTimeout((int) COMMAND_TIMEOUT.toMillis());
+                OutputStream out = socket.getOutputStream();
+                out.write("srvr".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                BufferedReader reader = new BufferedReader(
+                        new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+                String line;
+                while ((line = reader.readLine()) != null) {
+                    if (line.startsWith("Mode: ")) {
+                        return line.substring("Mode: ".length()).trim();
+                    }
+                }
+                return null;
+            }
+            catch (IOException ex) {
+                return null;
+            }
+        }
+
+        /** Crashes the member (SIGKILL); its data stays for {@link #restart()}. */
+        public synchronized void kill() {
+            if (this.process != null) {
+                this.process.close();
+            }
+        }
+
+        /** Freezes the member (SIGSTOP): connections stay open and nothing answers. */
+        public synchronized void pause() {
+            process().pause();
+        }
+
+        /** Continues a paused member (SIGCONT). */
+        public synchronized void resume() {
+            if (this.process != null) {
+                this.process.resume();
+            }
+        }
+
+        /** Starts the member again on the same ports and data, after a {@link #kill()}, and waits until it serves. */
+        public void restart() {
+            kill();
+            launch();
+            if (!ProcessSupport.poll(START_TIMEOUT, () -> mode() != null)) {
+                throw new IllegalStateException(this + " did not serve again within " + START_TIMEOUT);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "ZooKeeper member " + this.id + " at " + address();
+        }
+    }
+}
