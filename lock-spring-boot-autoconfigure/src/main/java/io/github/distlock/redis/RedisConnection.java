@@ -2,17 +2,12 @@ package io.github.distlock.redis;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
-import io.github.distlock.core.Wait;
 import io.github.distlock.redis.RedisScripts.RedisScript;
-import io.github.distlock.store.StoreUnavailableException;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
@@ -137,34 +132,6 @@ final class RedisConnection {
         Connected connected = connectedOrNull();
         if (connected != null) {
             connected.close();
-        }
-    }
-
-    /**
-     * Waits for a command within {@code wait}.
-     * @param future the command
-     * @param wait the bound
-     * @param what the command, for messages
-     * @return its answer
-     */
-    static <T> T await(Future<T> future, Wait wait, String what) throws StoreUnavailableException, InterruptedException {
-        try {
-            return wait.block(remaining -> {
-                try {
-                    return future.get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
-                }
-                catch (TimeoutException ex) {
-                    throw new StoreUnavailableException(what + " got no answer from Redis in time", null);
-                }
-                catch (ExecutionException ex) {
-                    Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-                    throw new StoreUnavailableException(what + " failed: " + cause.getMessage(), cause);
-                }
-            });
-        }
-        catch (StoreUnavailableException | InterruptedException ex) {
-            future.cancel(false);
-            throw ex;
         }
     }
 

@@ -9,6 +9,7 @@ import io.github.distlock.core.Wait;
 import io.github.distlock.redis.RedisConnection.Connected;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.EntryValue;
+import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
 import io.lettuce.core.ScriptOutputType;
@@ -96,7 +97,7 @@ final class RedisEntry implements StoreEntry {
         long sentAt = System.nanoTime();
         List<Object> answer;
         try {
-            answer = RedisConnection.await(connection.evalList(RedisScripts.ENQUEUE,
+            answer = StoreCalls.await(connection.evalList(RedisScripts.ENQUEUE,
                     new String[] { this.names.queue(), this.names.counter(), this.entryKey }, this.id,
                     this.store.ttlArgument(), this.value, this.names.entryPrefix(), this.store.keyspace().channel()),
                     attempt.atMost(this.store.requestTimeoutNanos()), "Writing the lock entry");
@@ -203,7 +204,7 @@ final class RedisEntry implements StoreEntry {
         List<Object> answer;
         try {
             Connected connection = this.store.connected(wait.atMost(this.store.requestTimeoutNanos()));
-            answer = RedisConnection.await(connection.evalList(RedisScripts.CHECK,
+            answer = StoreCalls.await(connection.evalList(RedisScripts.CHECK,
                     new String[] { this.names.queue(), this.entryKey }, this.id, this.names.entryPrefix(),
                     this.store.keyspace().channel()), wait.atMost(this.store.requestTimeoutNanos()),
                     "Checking the lock entry");
@@ -365,7 +366,7 @@ final class RedisEntry implements StoreEntry {
         long released;
         try {
             Connected connection = this.store.connected(bound);
-            released = (Long) RedisConnection.await(connection.eval(RedisScripts.REMOVE,
+            released = (Long) StoreCalls.await(connection.eval(RedisScripts.REMOVE,
                     ScriptOutputType.INTEGER, new String[] { this.names.queue(), this.entryKey }, this.id,
                     this.names.entryPrefix(), this.store.keyspace().channel()), bound, "Releasing the lock entry");
         }

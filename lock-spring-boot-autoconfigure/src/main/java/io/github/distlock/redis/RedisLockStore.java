@@ -28,6 +28,7 @@ import io.github.distlock.redis.RedisConnection.Connected;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.HoldLossListener;
 import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
 import io.lettuce.core.AbstractRedisClient;
@@ -166,7 +167,7 @@ final class RedisLockStore implements LockStore {
             return connected;
         }
         // A copy: giving up on it must not cancel the attempt other callers share.
-        return RedisConnection.await(this.connection.connection().copy(), wait, "Connecting to " + this.where);
+        return StoreCalls.await(this.connection.connection().copy(), wait, "Connecting to " + this.where);
     }
 
     private RedisSession liveSession(Wait attempt) throws StoreUnavailableException, InterruptedException {
@@ -189,7 +190,7 @@ final class RedisLockStore implements LockStore {
             String id = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
             String key = this.keyspace.namespace() + "session:" + id;
             long sentAt = System.nanoTime();
-            RedisConnection.await(connected.async().set(key, this.ownerIdentity, SetArgs.Builder.px(ttlMillis())),
+            StoreCalls.await(connected.async().set(key, this.ownerIdentity, SetArgs.Builder.px(ttlMillis())),
                     attempt.atMost(this.requestTimeoutNanos), "Starting a session");
             RedisSession started = new RedisSession(id, key, sentAt);
             this.session = started;
@@ -252,7 +253,7 @@ final class RedisLockStore implements LockStore {
         CompletableFuture<Void> confirmed = new CompletableFuture<>();
         removeAttempt(entry, renewedAt, confirmed);
         try {
-            RedisConnection.await(confirmed, Wait.timeout(Math.min(this.requestTimeoutNanos, GIVE_UP_CONFIRM_NANOS),
+            StoreCalls.await(confirmed, Wait.timeout(Math.min(this.requestTimeoutNanos, GIVE_UP_CONFIRM_NANOS),
                     false), "Removing the lock entry");
         }
         catch (StoreUnavailableException | InterruptedException ex) {
@@ -428,7 +429,7 @@ final class RedisLockStore implements LockStore {
         try {
             Wait bound = Wait.timeout(this.requestTimeoutNanos, false);
             Connected connected = connected(bound);
-            List<Object> answer = RedisConnection.await(connected.evalList(RedisScripts.READ,
+            List<Object> answer = StoreCalls.await(connected.evalList(RedisScripts.READ,
                     new String[] { this.keyspace.queue(key) }, this.keyspace.entryPrefix(key),
                     String.valueOf(maxEntries)), bound, "Reading lock '" + key + "'");
             return snapshot(key, answer, withLeases);
@@ -467,7 +468,7 @@ final class RedisLockStore implements LockStore {
             ScanArgs match = ScanArgs.Builder.matches(this.keyspace.queuePattern()).limit(1000);
             ScanCursor cursor = ScanCursor.INITIAL;
             do {
-                KeyScanCursor<String> page = RedisConnection.await(connected.async().scan(cursor, match),
+                KeyScanCursor<String> page = StoreCalls.await(connected.async().scan(cursor, match),
                         bound.atMost(this.requestTimeoutNanos), "Listing the locks");
                 queues.addAll(page.getKeys());
                 cursor = page;
@@ -483,7 +484,7 @@ final class RedisLockStore implements LockStore {
                     truncated = true;
                     break;
                 }
-                List<Object> answer = RedisConnection.await(connected.evalList(RedisScripts.READ,
+                List<Object> answer = StoreCalls.await(connected.evalList(RedisScripts.READ,
                         new String[] { queue }, this.keyspace.entryPrefix(key), String.valueOf(left + 1)),
                         Wait.timeout(this.requestTimeoutNanos, false), "Reading lock '" + key + "'");
                 LockSnapshot lock = snapshot(key, answer, true);

@@ -1,20 +1,34 @@
 package io.github.distlock.store;
 
+import java.util.function.IntPredicate;
+
 /**
  * Turns a lock key into text a store can use inside its own names, so that every distinct Java
  * string stays a distinct name: {@code %} and the store's reserved characters become
  * {@code %XX} (hex of the character), and a lone UTF-16 surrogate (which UTF-8 cannot encode and
- * would turn into {@code ?}) becomes {@code %uXXXX}.
+ * would turn into {@code ?}), like any character the store refuses, becomes {@code %uXXXX}.
  */
 public final class KeyEscaper {
 
     private final String reserved;
+
+    private final IntPredicate alsoEscaped;
 
     /**
      * @param reserved characters that must not appear in an escaped key (each below U+0100);
      * {@code %} is always escaped
      */
     public KeyEscaper(String reserved) {
+        this(reserved, c -> false);
+    }
+
+    /**
+     * @param reserved characters that must not appear in an escaped key (each below U+0100);
+     * {@code %} is always escaped
+     * @param alsoEscaped further characters the store refuses in names, escaped as {@code %uXXXX}
+     */
+    public KeyEscaper(String reserved, IntPredicate alsoEscaped) {
+        this.alsoEscaped = alsoEscaped;
         for (char c : reserved.toCharArray()) {
             if (c > 0xFF) {
                 throw new IllegalArgumentException("Reserved characters are escaped as %XX, so must be below U+0100");
@@ -34,12 +48,15 @@ public final class KeyEscaper {
             if (this.reserved.indexOf(c) >= 0) {
                 escaped.append('%').append(String.format("%02X", (int) c));
             }
+            else if (this.alsoEscaped.test(c)) {
+                escaped.append("%u").append(String.format("%04X", (int) c));
+            }
             else if (Character.isHighSurrogate(c) && i + 1 < lockKey.length()
                     && Character.isLowSurrogate(lockKey.charAt(i + 1))) {
                 escaped.append(c).append(lockKey.charAt(++i));
             }
             else if (Character.isSurrogate(c)) {
-                // UTF-8 would turn it into '?': "a\uD800", "a\uDC00" and "a?" would share one lock.
+                // UTF-8 would turn a lone surrogate into '?': "a\uD800", "a\uDC00" and "a?" would share one lock.
                 escaped.append("%u").append(String.format("%04X", (int) c));
             }
             else {

@@ -1,0 +1,406 @@
+package io.github.distlock.zookeeper;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.distlock.core.Wait;
+import io.github.distlock.store.EntryLostException;
+import io.github.distlock.store.EntryValue;
+import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreUnavailableException;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One acquisition's entry: an ephemeral sequential node of the registry's session under the lock's
+ * container node, created with Curator's protection (so a create whose answer was lost is found,
+ * not duplicated). It holds when it has the lowest sequence; a waiter watches only its
+ * predecessor; a holder watches its own node, so that its deletion by someone else is reported.
+ *
+ * <p>Invariants, kept under {@link #lock}: the state only moves forward (NEW, WAITING, HOLDING,
+ * ENDED); {@link #lostReason} is set once, and a loss is reported to the listener only if it
+ * happens in HOLDING; a node whose create was answered after the entry gave up is deleted.
+ */
+final class ZookeeperEntry implements StoreEntry {
+
+    private enum State { NEW, WAITING, HOLDING, ENDED }
+
+    private static final long FAILED_READ_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private final ZookeeperLockStore store;
+
+    private final ZookeeperSession session;
+
+    private final String key;
+
+    private final byte[] value;
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private final Condition changed = this.lock.newCondition();
+
+    private State state = State.NEW;
+
+    private volatile @Nullable String path;
+
+    private volatile long fence;
+
+    private volatile @Nullable String ahead;
+
+    private volatile @Nullable String lostReason;
+
+    private boolean lostWithSession;
+
+    /** A watch fired (the predecessor changed or the connection did): read the queue again. */
+    private boolean recheck;
+
+    ZookeeperEntry(ZookeeperLockStore store, ZookeeperSession session, String key, byte[] value) {
+        this.store = store;
+        this.session = session;
+        this.key = key;
+        this.value = value;
+    }
+
+    @Override
+    public String lockKey() {
+        return this.key;
+    }
+
+    @Nullable String path() {
+        return this.path;
+    }
+
+    @Override
+    public boolean acquire(Wait wait, Wait attempt)
+            throws StoreUnavailableException, EntryLostException, InterruptedException {
+        this.session.entries.add(this);
+        String sessionLost = this.session.lostReason();
+        if (sessionLost != null) {
+            lose(sessionLost, true);
+            end();
+            throw gone();
+        }
+        Stat stat = new Stat();
+        CompletableFuture<CuratorEvent> create = this.store.background(callback -> this.store.client().create()
+            .storingStatIn(stat)
+            .creatingParentContainersIfNeeded()
+            .withProtection()
+            .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+            .inBackground(callback)
+            .forPath(this.store.keyspace().entryPath(this.key), this.value));
+        CuratorEvent created;
+        try {
+            created = this.store.await(create, attempt.atMost(this.store.requestTimeoutNanos()), "Creating the lock entry");
+        }
+        catch (StoreUnavailableException | InterruptedException ex) {
+            // The create may still succeed: whatever it creates is deleted then.
+            end();
+            create.thenAccept(late -> {
+                if (late.getResultCode() == KeeperException.Code.OK.intValue() && late.getName() != null) {
+                    this.store.deleteGuaranteed(late.getName());
+                }
+            });
+            throw ex;
+        }
+        this.path = created.getName();
+        Stat createdStat = (created.getStat() != null) ? created.getStat() : stat;
+        this.fence = createdStat.getCzxid();
+        this.lock.lock();
+        try {
+            if (this.state == State.NEW) {
+                this.state = State.WAITING;
+            }
+        }
+        finally {
+            this.lock.unlock();
+        }
+        boolean owned = false;
+        try {
+            owned = awaitTurn(wait, attempt);
+            return owned;
+        }
+        finally {
+            if (!owned) {
+                end();
+                String created2 = this.path;
+                if (created2 != null) {
+                    this.store.deleteBeforeReturning(created2);
+                }
+            }
+        }
+    }
+
+    /**
+     * @param attempt bounds the first read of the queue, which a try-once (a wait already over)
+     * still makes, so that it learns whether it holds and who is ahead
+     */
+    private boolean awaitTurn(Wait wait, Wait attempt) throws EntryLostException, InterruptedException {
+        String lockNode = this.store.keyspace().lockNode(this.key);
+        String own = nameOf(this.path);
+        boolean first = true;
+        while (true) {
+            throwIfLost();
+            Wait bound = (first ? attempt : wait).atMost(this.store.requestTimeoutNanos());
+            first = false;
+            List<String> queue;
+            try {
+                CuratorEvent children = this.store.await(this.store.background(callback -> this.store.client()
+                    .getChildren().inBackground(callback).forPath(lockNode)), bound, "Reading the lock queue",
+                        KeeperException.Code.NONODE);
+                queue = ZookeeperLockStore.sortedEntries(children.getChildren());
+            }
+            catch (StoreUnavailableException ex) {
+                this.store.failed(ex);
+                if (wait.isOver()) {
+                    return false;
+                }
+                wait.pause(FAILED_READ_PAUSE_NANOS);
+                continue;
+            }
+            int index = queue.indexOf(own);
+            if (index < 0) {
+                lose("its lock entry node was gone from ZooKeeper while it waited", false);
+                throw gone();
+            }
+            if (index == 0) {
+                return becomeHolder(lockNode + "/" + own);
+            }
+            String predecessor = lockNode + "/" + queue.get(index - 1);
+            Watcher watcher = this::watchFired;
+            CuratorEvent before;
+            try {
+                before = this.store.await(this.store.background(callback -> this.store.client().getData()
+                    .usingWatcher(watcher).inBackground(callback).forPath(predecessor)), bound,
+                        "Watching the entry ahead", KeeperException.Code.NONODE);
+            }
+            catch (StoreUnavailableException ex) {
+                this.store.failed(ex);
+                if (wait.isOver()) {
+                    return false;
+                }
+                wait.pause(FAILED_READ_PAUSE_NANOS);
+                continue;
+            }
+            if (before.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                continue;
+            }
+            if (before.getData() != null) {
+                this.ahead = EntryValue.decode(new String(before.getData(), StandardCharsets.UTF_8)).describe();
+            }
+            if (!awaitChange(wait)) {
+                return false;
+            }
+        }
+    }
+
+    private void watchFired(WatchedEvent event) {
+        this.lock.lock();
+        try {
+            this.recheck = true;
+            this.changed.signalAll();
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** @return false if the wait is over; true once a watch fired (or the entry was lost) */
+    private boolean awaitChange(Wait wait) throws InterruptedException {
+        return wait.block(remaining -> {
+            long deadline = System.nanoTime() + Math.min(remaining, Long.MAX_VALUE / 4);
+            this.lock.lock();
+            try {
+                while (!this.recheck && this.lostReason == null) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    this.changed.awaitNanos(left);
+                }
+                this.recheck = false;
+                return true;
+            }
+            finally {
+                this.lock.unlock();
+            }
+        });
+    }
+
+    private boolean becomeHolder(String ownPath) throws EntryLostException {
+        this.lock.lock();
+        try {
+            throwIfLostLocked();
+            this.state = State.HOLDING;
+        }
+        finally {
+            this.lock.unlock();
+        }
+        watchOwnNode(ownPath);
+        return true;
+    }
+
+    /** A holder learns of its node's deletion (by an operator, say) from a watch on it. */
+    private void watchOwnNode(String ownPath) {
+        this.store.background(callback -> this.store.client().checkExists().usingWatcher((Watcher) event -> {
+            if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                lose("its lock entry node was deleted from ZooKeeper", false);
+            }
+            else if (event.getType() != Watcher.Event.EventType.None && isHolding()) {
+                watchOwnNode(ownPath);
+            }
+        }).inBackground(callback).forPath(ownPath)).thenAccept(event -> {
+            if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                lose("its lock entry node was gone from ZooKeeper", false);
+            }
+        });
+    }
+
+    private void throwIfLost() throws EntryLostException {
+        this.lock.lock();
+        try {
+            throwIfLostLocked();
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    private void throwIfLostLocked() throws EntryLostException {
+        if (this.lostReason != null) {
+            throw gone();
+        }
+    }
+
+    private EntryLostException gone() {
+        String reason = (this.lostReason != null) ? this.lostReason : "its lock entry was lost";
+        return new EntryLostException(reason, this.lostWithSession);
+    }
+
+    /**
+     * The entry ended without its release.
+     * @param reason why
+     * @param withSession whether its session ended, rather than the node being deleted
+     */
+    void lose(String reason, boolean withSession) {
+        boolean wasHolding;
+        this.lock.lock();
+        try {
+            if (this.lostReason != null || this.state == State.ENDED) {
+                return;
+            }
+            this.lostReason = reason;
+            this.lostWithSession = withSession;
+            this.changed.signalAll();
+            wasHolding = this.state == State.HOLDING;
+        }
+        finally {
+            this.lock.unlock();
+        }
+        this.session.entries.remove(this);
+        if (wasHolding) {
+            this.store.holdLost(this, reason);
+        }
+    }
+
+    /** @return whether the entry was live (not ended, not lost) until this call */
+    private boolean end() {
+        this.lock.lock();
+        try {
+            boolean live = this.state != State.ENDED && this.lostReason == null;
+            this.state = State.ENDED;
+            return live;
+        }
+        finally {
+            this.lock.unlock();
+            this.session.entries.remove(this);
+        }
+    }
+
+    @Override
+    public boolean release() throws StoreUnavailableException {
+        String own = this.path;
+        if (!end() || own == null) {
+            if (own != null) {
+                this.store.deleteGuaranteed(own);
+            }
+            return false;
+        }
+        CuratorEvent deleted;
+        try {
+            deleted = this.store.await(this.store.deleteGuaranteed(own), Wait.timeout(this.store.requestTimeoutNanos(),
+                    false), "Releasing the lock entry", KeeperException.Code.NONODE);
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
+        }
+        if (deleted.getResultCode() == KeeperException.Code.OK.intValue()) {
+            return true;
+        }
+        String reason = "its lock entry node was already gone from ZooKeeper at release";
+        this.lostReason = reason;
+        this.store.holdLost(this, reason);
+        return false;
+    }
+
+    @Override
+    public void discard() {
+        end();
+        String own = this.path;
+        if (own != null) {
+            this.store.deleteGuaranteed(own);
+        }
+    }
+
+    private static String nameOf(@Nullable String path) {
+        if (path == null) {
+            throw new IllegalStateException("The entry has no node yet");
+        }
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+
+    @Override
+    public long fence() {
+        return this.fence;
+    }
+
+    @Override
+    public @Nullable String ahead() {
+        return this.ahead;
+    }
+
+    @Override
+    public @Nullable String lostReason() {
+        return this.lostReason;
+    }
+
+    @Override
+    public boolean isWaiting() {
+        this.lock.lock();
+        try {
+            return this.state == State.WAITING && this.lostReason == null;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean isHolding() {
+        this.lock.lock();
+        try {
+            return this.state == State.HOLDING;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+}

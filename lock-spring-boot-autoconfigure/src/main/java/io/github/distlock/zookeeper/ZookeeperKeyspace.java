@@ -1,0 +1,105 @@
+package io.github.distlock.zookeeper;
+
+import io.github.distlock.store.KeyEscaper;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a namespace's locks live in ZooKeeper: one container node {@code <namespace>/#<escaped key>}
+ * per lock, holding one ephemeral sequential entry per acquisition ({@code ...-e-<sequence>}; Curator's
+ * protection prefix goes before it). The entry with the lowest sequence holds; its creation zxid is
+ * its fence (a sequence restarts when ZooKeeper removes an empty container, a zxid never does).
+ *
+ * <p>In the escaped key {@code %}, {@code /} and {@code #} become {@code %25}, {@code %2F} and
+ * {@code %23}, and every character ZooKeeper refuses in a path (controls, surrogates, private use,
+ * U+FFF0 and above) becomes {@code %uXXXX}. Lock nodes start with {@code #} and namespaces may not
+ * contain it, so a namespace nested in another ({@code /distributed-lock/orders} in
+ * {@code /distributed-lock}) is never taken for a lock of the outer one.
+ */
+final class ZookeeperKeyspace {
+
+    static final String LOCK_MARKER = "#";
+
+    static final String ENTRY_PREFIX = "e-";
+
+    private static final KeyEscaper ESCAPER = new KeyEscaper("/#", ZookeeperKeyspace::refusedByZookeeper);
+
+    private final String namespace;
+
+    ZookeeperKeyspace(String namespace) {
+        String problem = namespaceProblem(namespace);
+        if (problem != null) {
+            throw new IllegalArgumentException("ZooKeeper namespace " + problem);
+        }
+        this.namespace = namespace;
+    }
+
+    /** What ZooKeeper's path validation refuses, besides '/'. */
+    static boolean refusedByZookeeper(int c) {
+        return c == 0 || (c > '\u0000' && c <= '\u001f') || (c >= '\u007f' && c <= '\u009f')
+                || (c >= '\ud800' && c <= '\uf8ff') || c >= '\ufff0';
+    }
+
+    static @Nullable String namespaceProblem(@Nullable String namespace) {
+        if (namespace == null || !namespace.startsWith("/") || namespace.length() < 2 || namespace.endsWith("/")) {
+            return "must be an absolute path such as /distributed-lock, without a trailing '/', but was '"
+                    + namespace + "'";
+        }
+        if (namespace.contains(LOCK_MARKER)) {
+            return "must not contain '#' (it marks lock nodes), but was '" + namespace + "'";
+        }
+        if (namespace.contains("//")) {
+            return "must not contain empty path elements, but was '" + namespace + "'";
+        }
+        for (String element : namespace.substring(1).split("/")) {
+            if (element.equals(".") || element.equals("..")) {
+                return "must not contain '.' or '..' elements, but was '" + namespace + "'";
+            }
+        }
+        for (int i = 0; i < namespace.length(); i++) {
+            if (refusedByZookeeper(namespace.charAt(i))) {
+                return "must not contain characters ZooKeeper refuses in paths, but was '"
+                        + namespace.replace("\n", "\\n") + "'";
+            }
+        }
+        return null;
+    }
+
+    String namespace() {
+        return this.namespace;
+    }
+
+    /** @return the container node of the lock */
+    String lockNode(String lockKey) {
+        return this.namespace + "/" + LOCK_MARKER + ESCAPER.escape(lockKey);
+    }
+
+    /** @return the path an entry is created at (ZooKeeper appends the sequence) */
+    String entryPath(String lockKey) {
+        return lockNode(lockKey) + "/" + ENTRY_PREFIX;
+    }
+
+    /**
+     * @param child a child of the namespace node
+     * @return its lock key, or {@code null} if it is not a lock node (a nested namespace, say)
+     */
+    @Nullable String lockKeyOf(String child) {
+        return (child.startsWith(LOCK_MARKER) && child.length() > 1) ? ESCAPER.unescape(child.substring(1)) : null;
+    }
+
+    /**
+     * @param child a child of a lock node
+     * @return its sequence number, or -1 if it is not an entry
+     */
+    static long sequenceOf(String child) {
+        int marker = child.lastIndexOf(ENTRY_PREFIX);
+        if (marker < 0 || child.length() - marker - ENTRY_PREFIX.length() != 10) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(child.substring(marker + ENTRY_PREFIX.length()));
+        }
+        catch (NumberFormatException ex) {
+            return -1;
+        }
+    }
+}

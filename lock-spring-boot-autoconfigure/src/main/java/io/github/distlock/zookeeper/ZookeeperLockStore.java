@@ -1,0 +1,469 @@
+package io.github.distlock.zookeeper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
+import io.github.distlock.core.LockStatistics;
+import io.github.distlock.core.Wait;
+import io.github.distlock.store.EntryValue;
+import io.github.distlock.store.HoldLossListener;
+import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreCalls;
+import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreUnavailableException;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ZooKeeper {@link LockStore} on an application's Curator client: entries are ephemeral
+ * sequential nodes of the client's session ({@link ZookeeperEntry}), so a crashed process's entries
+ * vanish when ZooKeeper expires its session.
+ *
+ * <p>Session semantics (invariant: no hold outlives what ZooKeeper may have expired): while the
+ * connection is suspended, holds are uncertain; they are reported lost a third of the session
+ * timeout after the suspension was noticed (the client notices a silent server two thirds of the
+ * session timeout after its last answer, so that is no later than one session timeout after the
+ * last contact), unless the same session reconnects first; a new session (after expiry) loses
+ * every hold of the old one at once.
+ */
+final class ZookeeperLockStore implements LockStore {
+
+    private static final Logger logger = LoggerFactory.getLogger(ZookeeperLockStore.class);
+
+    /** How long a giving-up acquisition waits for ZooKeeper to confirm its entry's removal. */
+    private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    private final CuratorFramework client;
+
+    private final ZookeeperKeyspace keyspace;
+
+    private final long requestTimeoutNanos;
+
+    private final String ownerIdentity;
+
+    private final String where;
+
+    private final LockStatistics.Recorder statistics;
+
+    private final HoldLossListener losses;
+
+    private final ScheduledExecutorService maintenance;
+
+    private final ReentrantLock sessionStart = new ReentrantLock();
+
+    private final ConnectionStateListener connectionStates = (client, state) -> stateChanged(state);
+
+    private volatile @Nullable ZookeeperSession session;
+
+    /** When the connection was last seen suspended ({@link System#nanoTime()}), or 0 while connected. */
+    private volatile long suspendedAt;
+
+    private volatile long lastContactAt;
+
+    private volatile boolean closed;
+
+    ZookeeperLockStore(CuratorFramework client, ZookeeperKeyspace keyspace, Duration requestTimeout,
+            String ownerIdentity, String where, LockStatistics.Recorder statistics, HoldLossListener losses) {
+        this.client = client;
+        this.keyspace = keyspace;
+        this.requestTimeoutNanos = requestTimeout.toNanos();
+        this.ownerIdentity = ownerIdentity;
+        this.where = where;
+        this.statistics = statistics;
+        this.losses = losses;
+        this.maintenance = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "distlock-zookeeper-maintenance");
+            thread.setDaemon(true);
+            return thread;
+        });
+        client.getConnectionStateListenable().addListener(this.connectionStates);
+    }
+
+    // ---- session -------------------------------------------------------------------------------
+
+    @Override
+    public StoreEntry newEntry(String key, Wait attempt) throws StoreUnavailableException, InterruptedException {
+        checkOpen();
+        ZookeeperSession current = liveSession(attempt);
+        String value = EntryValue.encode(this.ownerIdentity, Thread.currentThread().getName(),
+                System.currentTimeMillis());
+        return new ZookeeperEntry(this, current, key, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private ZookeeperSession liveSession(Wait attempt) throws StoreUnavailableException, InterruptedException {
+        Wait bound = attempt.atMost(this.requestTimeoutNanos);
+        boolean connected = bound.block(remaining -> this.client.blockUntilConnected(
+                (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(remaining, this.requestTimeoutNanos))),
+                TimeUnit.MILLISECONDS));
+        if (!connected) {
+            throw new StoreUnavailableException("No connection to " + this.where + " within the request timeout", null);
+        }
+        if (!bound.lock(this.sessionStart)) {
+            throw new StoreUnavailableException("Starting a session on " + this.where + " took too long", null);
+        }
+        try {
+            long id;
+            long timeout;
+            try {
+                id = this.client.getZookeeperClient().getZooKeeper().getSessionId();
+                timeout = this.client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            }
+            catch (Exception ex) {
+                throw new StoreUnavailableException("No ZooKeeper session: " + ex.getMessage(), ex);
+            }
+            ZookeeperSession current = this.session;
+            if (current != null && current.id == id && current.lostReason() == null) {
+                return current;
+            }
+            if (current != null) {
+                loseSession(current, "ZooKeeper session " + current.describe() + " ended");
+            }
+            ZookeeperSession started = new ZookeeperSession(id, timeout);
+            this.lastContactAt = System.nanoTime();
+            this.session = started;
+            return started;
+        }
+        finally {
+            this.sessionStart.unlock();
+        }
+    }
+
+    private void stateChanged(ConnectionState state) {
+        ZookeeperSession current = this.session;
+        switch (state) {
+            case SUSPENDED -> {
+                long at = System.nanoTime();
+                this.suspendedAt = at;
+                if (current != null) {
+                    // Noticed two thirds of the session timeout after the last answer at worst.
+                    long delay = TimeUnit.MILLISECONDS.toNanos(current.timeoutMillis) / 3;
+                    this.maintenance.schedule(() -> {
+                        if (this.suspendedAt == at) {
+                            loseSession(current, "no connection to ZooKeeper for a session timeout ("
+                                    + current.timeoutMillis + " ms) since its last answer; the session may have expired");
+                        }
+                    }, delay, TimeUnit.NANOSECONDS);
+                }
+            }
+            case RECONNECTED, CONNECTED -> {
+                this.suspendedAt = 0;
+                this.lastContactAt = System.nanoTime();
+                if (current != null) {
+                    try {
+                        if (this.client.getZookeeperClient().getZooKeeper().getSessionId() != current.id) {
+                            loseSession(current, "ZooKeeper expired session " + current.describe());
+                        }
+                    }
+                    catch (Exception ex) {
+                        loseSession(current, "no ZooKeeper session: " + ex.getMessage());
+                    }
+                }
+            }
+            case LOST -> {
+                if (current != null) {
+                    loseSession(current, "ZooKeeper session " + current.describe() + " lost (expired)");
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    private void loseSession(ZookeeperSession lost, String reason) {
+        if (!lost.lose(reason)) {
+            return;
+        }
+        if (!this.closed) {
+            this.statistics.sessionLost();
+            logger.warn("ZooKeeper lock session {} on {} ended: {}; its locks are lost", lost.describe(), this.where,
+                    reason);
+        }
+        for (ZookeeperEntry entry : lost.entries) {
+            entry.lose(reason, true);
+        }
+    }
+
+    void holdLost(ZookeeperEntry entry, String reason) {
+        this.losses.holdLost(entry, reason);
+    }
+
+    void failed(Exception ex) {
+        this.statistics.backendError();
+        logger.debug("ZooKeeper call failed: {}", ex.getMessage());
+    }
+
+    // ---- calls ---------------------------------------------------------------------------------
+
+    /** A Curator operation run in the background, whose event completes the returned future. */
+    @FunctionalInterface
+    interface BackgroundOperation {
+
+        void start(BackgroundCallback callback) throws Exception;
+    }
+
+    /** @return completes with the operation's event, or exceptionally if it could not start */
+    CompletableFuture<CuratorEvent> background(BackgroundOperation operation) {
+        CompletableFuture<CuratorEvent> done = new CompletableFuture<>();
+        try {
+            operation.start((client, event) -> done.complete(event));
+        }
+        catch (Exception ex) {
+            done.completeExceptionally(ex);
+        }
+        return done;
+    }
+
+    /**
+     * Waits for a background operation within {@code wait}, and turns a ZooKeeper error into an
+     * exception; the codes in {@code accepted} are answers, not failures.
+     */
+    CuratorEvent await(CompletableFuture<CuratorEvent> operation, Wait wait, String what, KeeperException.Code... accepted)
+            throws StoreUnavailableException, InterruptedException {
+        CuratorEvent event = StoreCalls.await(operation, wait, what + " on " + this.where);
+        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+        if (code == KeeperException.Code.OK) {
+            this.lastContactAt = System.nanoTime();
+            return event;
+        }
+        for (KeeperException.Code answer : accepted) {
+            if (code == answer) {
+                this.lastContactAt = System.nanoTime();
+                return event;
+            }
+        }
+        throw new StoreUnavailableException(what + " failed on " + this.where + ": " + code, null);
+    }
+
+    /**
+     * Deletes an entry node in the background until ZooKeeper confirms (Curator's guaranteed
+     * delete, which retries while the session lives; an ephemeral node ends with its session).
+     * @return completes when ZooKeeper confirmed (or the node was already gone)
+     */
+    CompletableFuture<CuratorEvent> deleteGuaranteed(String path) {
+        return background(callback -> this.client.delete().guaranteed().inBackground(callback).forPath(path));
+    }
+
+    /** Deletes an entry node and waits briefly for the confirmation, so the next waiter is not behind it. */
+    void deleteBeforeReturning(String path) {
+        try {
+            StoreCalls.await(deleteGuaranteed(path), Wait.timeout(Math.min(this.requestTimeoutNanos,
+                    GIVE_UP_CONFIRM_NANOS), false), "Removing the lock entry");
+        }
+        catch (StoreUnavailableException | InterruptedException ex) {
+            logger.debug("Removal of lock entry {} not confirmed yet; Curator retries it in the background", path);
+        }
+    }
+
+    CuratorFramework client() {
+        return this.client;
+    }
+
+    ZookeeperKeyspace keyspace() {
+        return this.keyspace;
+    }
+
+    // ---- reads ---------------------------------------------------------------------------------
+
+    @Override
+    public LockSnapshot read(String key, int maxEntries, boolean withLeases) {
+        try {
+            return readLock(key, maxEntries, Wait.timeout(this.requestTimeoutNanos, false));
+        }
+        catch (StoreUnavailableException ex) {
+            throw new IllegalStateException("Could not read lock '" + key + "' from " + this.where + ": "
+                    + ex.getMessage(), ex);
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
+        }
+    }
+
+    private LockSnapshot readLock(String key, int maxEntries, Wait wait)
+            throws StoreUnavailableException, InterruptedException {
+        String lockNode = this.keyspace.lockNode(key);
+        CuratorEvent children = await(background(callback -> this.client.getChildren().inBackground(callback)
+            .forPath(lockNode)), wait, "Reading lock '" + key + "'", KeeperException.Code.NONODE);
+        List<String> entries = sortedEntries(children.getChildren());
+        List<LockSnapshot.Entry> read = new ArrayList<>();
+        for (String child : entries) {
+            if (read.size() == maxEntries) {
+                break;
+            }
+            CuratorEvent data = await(background(callback -> this.client.getData().inBackground(callback)
+                .forPath(lockNode + "/" + child)), wait, "Reading lock '" + key + "'", KeeperException.Code.NONODE);
+            Stat stat = data.getStat();
+            if (stat == null || data.getData() == null) {
+                continue;
+            }
+            EntryValue value = EntryValue.decode(new String(data.getData(), StandardCharsets.UTF_8));
+            read.add(new LockSnapshot.Entry(value.owner(), value.thread(), stat.getCzxid(),
+                    (value.queuedAt() != null) ? value.queuedAt() : Instant.ofEpochMilli(stat.getCtime()),
+                    "0x" + Long.toHexString(stat.getEphemeralOwner()), null));
+        }
+        return read.isEmpty() ? new LockSnapshot(key, null, List.of())
+                : new LockSnapshot(key, read.get(0), read.subList(1, read.size()));
+    }
+
+    /** @return the entry children in queue order: by sequence (the protection prefix comes before it) */
+    static List<String> sortedEntries(@Nullable List<String> children) {
+        List<String> entries = new ArrayList<>();
+        if (children != null) {
+            for (String child : children) {
+                if (ZookeeperKeyspace.sequenceOf(child) >= 0) {
+                    entries.add(child);
+                }
+            }
+        }
+        entries.sort(Comparator.comparingLong(ZookeeperKeyspace::sequenceOf));
+        return entries;
+    }
+
+    @Override
+    public NamespaceSnapshot readAll(int maxEntries) {
+        Map<String, LockSnapshot> locks = new TreeMap<>();
+        boolean truncated = false;
+        try {
+            Wait wait = Wait.timeout(this.requestTimeoutNanos, false);
+            CuratorEvent children = await(background(callback -> this.client.getChildren().inBackground(callback)
+                .forPath(this.keyspace.namespace())), wait, "Listing the locks", KeeperException.Code.NONODE);
+            int left = maxEntries;
+            for (String child : (children.getChildren() != null) ? children.getChildren() : List.<String>of()) {
+                String key = this.keyspace.lockKeyOf(child);
+                if (key == null) {
+                    continue;
+                }
+                if (left <= 0) {
+                    truncated = true;
+                    break;
+                }
+                LockSnapshot lock = readLock(key, left + 1, wait);
+                int read = (lock.holder() != null) ? 1 + lock.waiters().size() : 0;
+                if (read > left) {
+                    truncated = true;
+                    lock = new LockSnapshot(key, lock.holder(), lock.waiters().subList(0, left - 1));
+                }
+                if (lock.holder() != null) {
+                    locks.put(key, lock);
+                    left -= 1 + lock.waiters().size();
+                }
+            }
+        }
+        catch (StoreUnavailableException ex) {
+            throw new IllegalStateException("Could not read the locks from " + this.where + ": " + ex.getMessage(), ex);
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
+        }
+        return new NamespaceSnapshot(this.keyspace.namespace(), 0, new ArrayList<>(locks.values()), truncated);
+    }
+
+    // ---- lifecycle -----------------------------------------------------------------------------
+
+    @Override
+    public CompletableFuture<Void> connect() {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                liveSession(Wait.timeout(this.requestTimeoutNanos, false));
+            }
+            catch (StoreUnavailableException | InterruptedException ex) {
+                throw new IllegalStateException("Could not connect to " + this.where + ": " + ex.getMessage(), ex);
+            }
+        }, this.maintenance);
+    }
+
+    /**
+     * Deletes this registry's entries (so its locks are free at once); holds still open report
+     * themselves lost and waiters fail. The client stays open: it is the application's.
+     */
+    void close() {
+        if (this.closed) {
+            return;
+        }
+        this.closed = true;
+        ZookeeperSession current = this.session;
+        if (current != null) {
+            List<ZookeeperEntry> open = new ArrayList<>(current.entries);
+            loseSession(current, "the lock registry was closed");
+            List<CompletableFuture<CuratorEvent>> deletions = new ArrayList<>();
+            for (ZookeeperEntry entry : open) {
+                String path = entry.path();
+                if (path != null) {
+                    deletions.add(deleteGuaranteed(path));
+                }
+            }
+            try {
+                CompletableFuture.allOf(deletions.toArray(CompletableFuture[]::new))
+                    .get(this.requestTimeoutNanos, TimeUnit.NANOSECONDS);
+            }
+            catch (Exception ex) {
+                logger.warn("Could not delete this registry's lock entries from {} at close ({}); they end with "
+                        + "its ZooKeeper session", this.where, ex.toString());
+            }
+        }
+        this.client.getConnectionStateListenable().removeListener(this.connectionStates);
+        this.maintenance.shutdownNow();
+    }
+
+    @Nullable ZookeeperSession session() {
+        return this.session;
+    }
+
+    @Override
+    public String namespace() {
+        return this.keyspace.namespace();
+    }
+
+    @Override
+    public long requestTimeoutNanos() {
+        return this.requestTimeoutNanos;
+    }
+
+    @Override
+    public boolean isSessionAlive() {
+        ZookeeperSession current = this.session;
+        return current != null && current.lostReason() == null && this.suspendedAt == 0;
+    }
+
+    @Override
+    public @Nullable Duration sessionRenewalAge() {
+        return (this.session != null) ? Duration.ofNanos(System.nanoTime() - this.lastContactAt) : null;
+    }
+
+    @Override
+    public String describe() {
+        return this.where;
+    }
+
+    @Override
+    public void checkOpen() {
+        if (this.closed) {
+            throw new IllegalStateException("The ZooKeeper lock registry on " + this.where + " is closed");
+        }
+    }
+
+    @Override
+    public boolean isClosed() {
+        return this.closed;
+    }
+}

@@ -1,0 +1,48 @@
+package io.github.distlock.zookeeper;
+
+import org.apache.zookeeper.common.PathUtils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+
+/** How lock keys become znodes: valid ZooKeeper paths, one per key, never a nested namespace. */
+class ZookeeperKeyspaceTests {
+
+    private final ZookeeperKeyspace keyspace = new ZookeeperKeyspace("/distributed-lock");
+
+    @ParameterizedTest
+    @ValueSource(strings = { "order/42", ".", "..", "#", "%2F", "a\u0000b", "\u0007", "\u0085", "\uD83D\uDD12",
+            "\uD83D", "\uE000", "\uFFFF", "zookeeper", " ", "ключ" })
+    void everyKeyIsOneValidZnodeThatMapsBack(String key) {
+        String lockNode = this.keyspace.lockNode(key);
+        assertThatNoException().isThrownBy(() -> PathUtils.validatePath(lockNode));
+        assertThat(lockNode.substring("/distributed-lock/".length())).doesNotContain("/").startsWith("#");
+        assertThat(this.keyspace.lockKeyOf(lockNode.substring("/distributed-lock/".length()))).isEqualTo(key);
+        assertThat(this.keyspace.lockNode(key + "x")).isNotEqualTo(lockNode);
+    }
+
+    @Test
+    void nestedNamespacesAreNotLocks() {
+        assertThat(this.keyspace.lockKeyOf("orders")).isNull();
+        assertThat(this.keyspace.lockKeyOf("#")).isNull();
+        assertThat(this.keyspace.lockKeyOf("#orders")).isEqualTo("orders");
+    }
+
+    @Test
+    void entriesAreOrderedBySequenceWhateverTheirProtectionPrefix() {
+        assertThat(ZookeeperLockStore.sortedEntries(java.util.List.of("_c_b-e-0000000010", "_c_a-e-0000000002",
+                "e-0000000007", "not-an-entry"))).containsExactly("_c_a-e-0000000002", "e-0000000007",
+                        "_c_b-e-0000000010");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "", "relative", "/trailing/", "/a#b", "/a//b", "/a/./b", "/a/../b", "/a\u0001" })
+    void badNamespacesAreRejectedWithTheValue(String namespace) {
+        assertThatIllegalArgumentException().isThrownBy(() -> new ZookeeperKeyspace(namespace))
+            .withMessageStartingWith("ZooKeeper namespace ");
+    }
+}

@@ -1,0 +1,89 @@
+package io.github.distlock.zookeeper;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import io.github.distlock.core.LockStatistics;
+import io.github.distlock.store.AbstractLockStoreContractTests;
+import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreEntry;
+import io.github.distlock.testsupport.ZooKeeperEnsemble;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * The ZooKeeper store against the store contract, on a real ZooKeeper server: two stores with
+ * their own Curator clients and sessions stand for two processes.
+ */
+class ZookeeperLockStoreContractIntegrationTests extends AbstractLockStoreContractTests {
+
+    private static ZooKeeperEnsemble zookeeper;
+
+    private static CuratorFramework raw;
+
+    private CuratorFramework client;
+
+    private CuratorFramework peerClient;
+
+    private ZookeeperLockStore store;
+
+    private ZookeeperLockStore peerStore;
+
+    @BeforeAll
+    static void startZookeeper() {
+        zookeeper = ZooKeeperEnsemble.standalone();
+        raw = ZookeeperTestClients.started(zookeeper);
+    }
+
+    @AfterAll
+    static void stopZookeeper() {
+        raw.close();
+        zookeeper.close();
+    }
+
+    @BeforeEach
+    void openStores() {
+        ZookeeperKeyspace keyspace = new ZookeeperKeyspace("/store-contract-" + UUID.randomUUID());
+        this.client = ZookeeperTestClients.started(zookeeper);
+        this.peerClient = ZookeeperTestClients.started(zookeeper);
+        this.store = new ZookeeperLockStore(this.client, keyspace, Duration.ofSeconds(5), "store", zookeeper.toString(),
+                LockStatistics.recorder(), lossListener());
+        this.peerStore = new ZookeeperLockStore(this.peerClient, keyspace, Duration.ofSeconds(5), "peer",
+                zookeeper.toString(), LockStatistics.recorder(), lossListener());
+    }
+
+    @AfterEach
+    void closeStores() {
+        this.store.close();
+        this.peerStore.close();
+        this.client.close();
+        this.peerClient.close();
+    }
+
+    @Override
+    protected LockStore store() {
+        return this.store;
+    }
+
+    @Override
+    protected LockStore peerStore() {
+        return this.peerStore;
+    }
+
+    @Override
+    protected boolean endSessionBehindTheStoresBack(LockStore lockStore) throws Exception {
+        CuratorFramework owner = (lockStore == this.store) ? this.client : this.peerClient;
+        ZookeeperTestClients.expireSession(owner, zookeeper);
+        return true;
+    }
+
+    @Override
+    protected boolean endHoldBehindTheStoresBack(StoreEntry entry) throws Exception {
+        // As an operator's zkCli delete would.
+        raw.delete().forPath(((ZookeeperEntry) entry).path());
+        return true;
+    }
+}

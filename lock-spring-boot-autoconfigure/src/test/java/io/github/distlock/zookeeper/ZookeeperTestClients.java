@@ -1,0 +1,46 @@
+package io.github.distlock.zookeeper;
+
+import java.util.concurrent.TimeUnit;
+
+import io.github.distlock.testsupport.ZooKeeperEnsemble;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooKeeper;
+
+/** Curator clients for the ZooKeeper store's tests, and what an expiry does to a session. */
+final class ZookeeperTestClients {
+
+    /** Session timeout asked for: long enough for a loaded machine, short enough for the tests. */
+    static final int SESSION_TIMEOUT_MILLIS = 6_000;
+
+    private ZookeeperTestClients() {
+    }
+
+    static CuratorFramework started(ZooKeeperEnsemble zookeeper) {
+        CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper.connectString(), SESSION_TIMEOUT_MILLIS,
+                5_000, new ExponentialBackoffRetry(100, 3));
+        client.start();
+        try {
+            if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("Could not connect to " + zookeeper);
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+        return client;
+    }
+
+    /**
+     * Ends {@code client}'s session as an expiry would: another handle attaches to the session and
+     * closes it, and ZooKeeper deletes the session's ephemeral nodes.
+     */
+    static void expireSession(CuratorFramework client, ZooKeeperEnsemble zookeeper) throws Exception {
+        ZooKeeper handle = client.getZookeeperClient().getZooKeeper();
+        ZooKeeper intruder = new ZooKeeper(zookeeper.connectString(), SESSION_TIMEOUT_MILLIS, event -> {
+        }, handle.getSessionId(), handle.getSessionPasswd());
+        intruder.close();
+    }
+}
