@@ -236,6 +236,7 @@ final class ZookeeperEntry implements StoreEntry {
     }
 
     private boolean becomeHolder(String ownPath) throws EntryLostException {
+        this.store.checkContact(this.session);
         this.lock.lock();
         try {
             throwIfLostLocked();
@@ -377,9 +378,14 @@ final class ZookeeperEntry implements StoreEntry {
         return this.ahead;
     }
 
+    /** Also notices a session whose contact deadline passed before any other thread did (after a pause). */
     @Override
     public @Nullable String lostReason() {
-        return this.lostReason;
+        String lost = this.lostReason;
+        if (lost == null && this.store.checkContact(this.session)) {
+            lost = this.lostReason;
+        }
+        return lost;
     }
 
     @Override

@@ -140,13 +140,63 @@ final class ZookeeperLockStore implements LockStore {
                 loseSession(current, "ZooKeeper session " + current.describe() + " ended");
             }
             ZookeeperSession started = new ZookeeperSession(id, timeout);
-            this.lastContactAt = System.nanoTime();
+            // A first answer proves contact: the session's timeout counts from when this read was sent.
+            long sentAt = System.nanoTime();
+            await(background(callback -> this.client.checkExists().inBackground(callback)
+                .forPath(this.keyspace.namespace())), bound, "Starting a session", KeeperException.Code.NONODE);
+            contact(sentAt);
             this.session = started;
+            schedulePing(started);
             return started;
         }
         finally {
             this.sessionStart.unlock();
         }
+    }
+
+    /**
+     * Every third of the session timeout, a read whose answer proves that the server heard from
+     * the session when it was sent: ZooKeeper cannot expire the session within one timeout of that.
+     */
+    private void schedulePing(ZookeeperSession pinged) {
+        if (this.maintenance.isShutdown() || pinged.lostReason() != null) {
+            return;
+        }
+        this.maintenance.schedule(() -> {
+            if (pinged != this.session || pinged.lostReason() != null) {
+                return;
+            }
+            checkContact(pinged);
+            long sentAt = System.nanoTime();
+            background(callback -> this.client.checkExists().inBackground(callback).forPath(this.keyspace.namespace()))
+                .thenAccept(event -> {
+                    int code = event.getResultCode();
+                    if (code == KeeperException.Code.OK.intValue() || code == KeeperException.Code.NONODE.intValue()) {
+                        contact(sentAt);
+                    }
+                });
+            schedulePing(pinged);
+        }, TimeUnit.MILLISECONDS.toNanos(pinged.timeoutMillis) / 3, TimeUnit.NANOSECONDS);
+    }
+
+    private void contact(long sentAt) {
+        if (sentAt - this.lastContactAt > 0) {
+            this.lastContactAt = sentAt;
+        }
+    }
+
+    /**
+     * Loses the session if no answer proved contact within its timeout: what a process that was
+     * paused finds first, before its other threads notice anything.
+     * @return whether the session is (now) lost
+     */
+    boolean checkContact(ZookeeperSession checked) {
+        if (checked.lostReason() == null
+                && System.nanoTime() - this.lastContactAt >= TimeUnit.MILLISECONDS.toNanos(checked.timeoutMillis)) {
+            loseSession(checked, "no answer from ZooKeeper for a session timeout (" + checked.timeoutMillis
+                    + " ms); the session may have expired");
+        }
+        return checked.lostReason() != null;
     }
 
     private void stateChanged(ConnectionState state) {
@@ -168,7 +218,6 @@ final class ZookeeperLockStore implements LockStore {
             }
             case RECONNECTED, CONNECTED -> {
                 this.suspendedAt = 0;
-                this.lastContactAt = System.nanoTime();
                 if (current != null) {
                     try {
                         if (this.client.getZookeeperClient().getZooKeeper().getSessionId() != current.id) {
@@ -243,12 +292,10 @@ final class ZookeeperLockStore implements LockStore {
         CuratorEvent event = StoreCalls.await(operation, wait, what + " on " + this.where);
         KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
         if (code == KeeperException.Code.OK) {
-            this.lastContactAt = System.nanoTime();
             return event;
         }
         for (KeeperException.Code answer : accepted) {
             if (code == answer) {
-                this.lastContactAt = System.nanoTime();
                 return event;
             }
         }

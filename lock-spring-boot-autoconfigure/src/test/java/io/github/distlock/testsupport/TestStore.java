@@ -11,14 +11,21 @@ import io.etcd.jetcd.options.GetOption;
 import io.github.distlock.core.CoreLockRegistry;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.redis.RedisLockRegistry;
+import io.github.distlock.zookeeper.ZookeeperLockRegistry;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * One process's view of a lock store for the multi-process and fault tests: a client, the
  * registries built on it, a fenced resource and a count of a key's entries, the same for every
- * store. A spec string ({@code etcd=<endpoints,comma-separated>} or {@code redis=<uri>}) names the
- * store, so that a child JVM can open the store its test uses.
+ * store. A spec string ({@code etcd=<endpoints,comma-separated>}, {@code redis=<uri>} or
+ * {@code zookeeper=<connect string>}) names the
+ * store, so that a child JVM can open the store its test uses. For ZooKeeper
+ * ({@code zookeeper=<connect string>}) each registry gets a Curator client of its own whose session
+ * timeout is the registry's TTL.
  */
 public abstract class TestStore implements AutoCloseable {
 
@@ -41,6 +48,7 @@ public abstract class TestStore implements AutoCloseable {
         return switch (kind) {
             case "etcd" -> new Etcd(spec, Arrays.asList(address.split(",")));
             case "redis" -> new Redis(spec, address);
+            case "zookeeper" -> new Zookeeper(spec, address);
             default -> throw new IllegalArgumentException("Unknown store spec '" + spec + "'");
         };
     }
@@ -191,6 +199,74 @@ public abstract class TestStore implements AutoCloseable {
         protected void closeClient() {
             this.raw.close();
             this.client.shutdown();
+        }
+    }
+
+    private static final class Zookeeper extends TestStore {
+
+        private final String connectString;
+
+        private final CuratorFramework client;
+
+        private final List<CuratorFramework> registryClients = new ArrayList<>();
+
+        Zookeeper(String spec, String connectString) {
+            super(spec);
+            this.connectString = connectString;
+            this.client = startedClient(connectString, 10_000);
+        }
+
+        private static CuratorFramework startedClient(String connectString, int sessionTimeoutMillis) {
+            CuratorFramework curator = CuratorFrameworkFactory.newClient(connectString, sessionTimeoutMillis, 5_000,
+                    new ExponentialBackoffRetry(100, 3));
+            curator.start();
+            try {
+                if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("Could not connect to ZooKeeper at " + connectString);
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(ex);
+            }
+            return curator;
+        }
+
+        @Override
+        public String namespace(String id) {
+            return "/" + id;
+        }
+
+        @Override
+        public FencedResource resource(String name) {
+            return new ZookeeperFencedResource(this.client, "/" + name);
+        }
+
+        @Override
+        public long entries(String namespace, String key) {
+            // The lock node as ZookeeperKeyspace names it: no test key here needs escaping.
+            String lockNode = namespace + "/#" + key;
+            try {
+                return (this.client.checkExists().forPath(lockNode) == null) ? 0
+                        : this.client.getChildren().forPath(lockNode).size();
+            }
+            catch (Exception ex) {
+                throw new IllegalStateException("Could not count the entries of '" + key + "'", ex);
+            }
+        }
+
+        @Override
+        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner) {
+            CuratorFramework registryClient = startedClient(this.connectString, (int) ttl.toMillis());
+            this.registryClients.add(registryClient);
+            return ZookeeperLockRegistry.builder(registryClient).namespace(namespace).ownerIdentity(owner)
+                .description("ZooKeeper at " + this.connectString).build();
+        }
+
+        @Override
+        protected void closeClient() {
+            this.registryClients.forEach(CuratorFramework::close);
+            this.client.close();
         }
     }
 }
