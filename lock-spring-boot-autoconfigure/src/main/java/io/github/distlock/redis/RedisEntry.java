@@ -1,6 +1,7 @@
 package io.github.distlock.redis;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -94,18 +95,26 @@ final class RedisEntry implements StoreEntry {
         Connected connection = this.store.connected(attempt);
         // Tracked before the write: a handover can be published before the write's answer arrives.
         this.store.track(this);
+        if (this.lostReason != null) {
+            // The session ended before the entry was written: writing it would leave it to nobody.
+            end();
+            throw gone();
+        }
         long sentAt = System.nanoTime();
         List<Object> answer;
+        CompletableFuture<List<Object>> enqueue = connection.evalList(RedisScripts.ENQUEUE,
+                new String[] { this.names.queue(), this.names.counter(), this.entryKey }, this.id,
+                this.store.ttlArgument(), this.value, this.names.entryPrefix(), this.store.keyspace().channel());
         try {
-            answer = StoreCalls.await(connection.evalList(RedisScripts.ENQUEUE,
-                    new String[] { this.names.queue(), this.names.counter(), this.entryKey }, this.id,
-                    this.store.ttlArgument(), this.value, this.names.entryPrefix(), this.store.keyspace().channel()),
-                    attempt.atMost(this.store.requestTimeoutNanos()), "Writing the lock entry");
+            answer = StoreCalls.await(enqueue.copy(), attempt.atMost(this.store.requestTimeoutNanos()),
+                    "Writing the lock entry");
         }
         catch (StoreUnavailableException | InterruptedException ex) {
-            // The write may have happened: remove whatever it left, in the background.
+            // The write may have happened, or happen later (a resend, or EVAL after NOSCRIPT): remove
+            // whatever it left now, and again once it is answered.
             end();
-            this.store.removeLater(this, sentAt);
+            this.store.removeLater(this);
+            enqueue.thenRun(() -> this.store.removeLater(this));
             throw ex;
         }
         long fenceOrGone = (Long) answer.get(0);
@@ -113,13 +122,14 @@ final class RedisEntry implements StoreEntry {
             // Only a resent write finds its entry again; its liveness key expired in between.
             lose("its lock entry expired in Redis before it was written again", false);
             end();
-            this.store.removeLater(this, sentAt);
+            this.store.removeLater(this);
             throw gone();
         }
         this.lock.lock();
         try {
-            this.fence = fenceOrGone;
+            // renewedAt first: a thread that sees the fence (isWritten) must see its deadline too.
             this.renewedAt = sentAt;
+            this.fence = fenceOrGone;
             if (this.state == State.NEW) {
                 this.state = State.WAITING;
             }
@@ -127,6 +137,8 @@ final class RedisEntry implements StoreEntry {
         finally {
             this.lock.unlock();
         }
+        // Its deadline may come before the one armed now.
+        this.store.scheduleDeadlineCheck();
         boolean holdsNow = (Long) answer.get(1) == 1L;
         if (!holdsNow) {
             behind(answer, 2);
@@ -165,7 +177,7 @@ final class RedisEntry implements StoreEntry {
             if (!owned) {
                 boolean wasLive = end();
                 if (wasLive || this.lostReason != null) {
-                    this.store.removeBeforeReturning(this, this.renewedAt);
+                    this.store.removeBeforeReturning(this);
                 }
             }
         }
@@ -294,10 +306,21 @@ final class RedisEntry implements StoreEntry {
         }
     }
 
-    /** Redis acknowledged a renewal of the liveness key sent at {@code sentAt}. */
-    void renewed(long sentAt) {
+    /**
+     * Redis acknowledged a renewal of the liveness key sent at {@code sentAt}.
+     * @return whether the entry still lives here; if not, Redis just extended a key nobody will
+     * renew or remove, so the caller removes it
+     */
+    boolean renewed(long sentAt) {
         if (sentAt - this.renewedAt > 0) {
             this.renewedAt = sentAt;
+        }
+        this.lock.lock();
+        try {
+            return this.state != State.ENDED && this.lostReason == null;
+        }
+        finally {
+            this.lock.unlock();
         }
     }
 
@@ -359,7 +382,7 @@ final class RedisEntry implements StoreEntry {
     public boolean release() throws StoreUnavailableException {
         if (!end()) {
             // Lost meanwhile (and reported then): remove what is left.
-            this.store.removeLater(this, this.renewedAt);
+            this.store.removeLater(this);
             return false;
         }
         Wait bound = Wait.timeout(this.store.requestTimeoutNanos(), false);
@@ -368,10 +391,11 @@ final class RedisEntry implements StoreEntry {
             Connected connection = this.store.connected(bound);
             released = (Long) StoreCalls.await(connection.eval(RedisScripts.REMOVE,
                     ScriptOutputType.INTEGER, new String[] { this.names.queue(), this.entryKey }, this.id,
-                    this.names.entryPrefix(), this.store.keyspace().channel()), bound, "Releasing the lock entry");
+                    this.names.entryPrefix(), this.store.keyspace().channel(), this.store.ttlArgument()), bound,
+                    "Releasing the lock entry");
         }
         catch (StoreUnavailableException ex) {
-            this.store.removeLater(this, this.renewedAt);
+            this.store.removeLater(this);
             throw ex;
         }
         catch (InterruptedException ex) {
@@ -389,7 +413,7 @@ final class RedisEntry implements StoreEntry {
     @Override
     public void discard() {
         end();
-        this.store.removeLater(this, this.renewedAt);
+        this.store.removeLater(this);
     }
 
     String entryKey() {

@@ -11,6 +11,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -61,8 +62,10 @@ final class RedisLockStore implements LockStore {
     /** How long a giving-up acquisition waits for Redis to confirm its entry's removal before returning. */
     private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
-    /** Pause before a removal Redis did not confirm is tried again. */
+    /** Pause before a removal Redis did not confirm is tried again; doubled up to the next bound. */
     private static final long REMOVAL_RETRY_MILLIS = 500;
+
+    private static final long MAX_REMOVAL_RETRY_MILLIS = 5_000;
 
     /** A waiter checks its place at least this often, since pub/sub may drop a handover message. */
     private static final long MAX_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -179,6 +182,7 @@ final class RedisLockStore implements LockStore {
             throw new StoreUnavailableException("Starting a session on " + this.where + " took too long", null);
         }
         try {
+            checkOpen();
             current = this.session;
             if (current != null && current.isAlive(this.ttlNanos)) {
                 return current;
@@ -234,48 +238,49 @@ final class RedisLockStore implements LockStore {
     }
 
     /**
-     * Removes what is left of an entry, in the background, until Redis confirms or the entry has
-     * expired on its own (one TTL after {@code renewedAt}, the send of its last acknowledged renewal).
+     * Removes what is left of an entry, in the background, until Redis answers (whatever the
+     * answer: the entry is gone then) or the registry closes. Whether an entry "expired on its
+     * own" cannot be told from this side (Redis may have run a late write or renewal), so there
+     * is no giving up on time; the first attempt is sent now, from the caller, so that commands it
+     * sends later come after it.
      */
-    void removeLater(RedisEntry entry, long renewedAt) {
+    void removeLater(RedisEntry entry) {
         this.pendingRemovals.incrementAndGet();
-        // The first attempt is sent now, from the caller: commands it sends later come after it.
-        removeAttempt(entry, renewedAt, null);
+        removeAttempt(entry, null, REMOVAL_RETRY_MILLIS);
     }
 
     /**
      * Removes what is left of an entry whose acquisition gave up, and waits briefly for Redis to
      * confirm, so that the next acquisition (in any process) does not find it in its way; if Redis
      * does not confirm in time, removal goes on in the background as for {@link #removeLater}.
+     * Does not wait while there is no connection.
      */
-    void removeBeforeReturning(RedisEntry entry, long renewedAt) {
+    void removeBeforeReturning(RedisEntry entry) {
         this.pendingRemovals.incrementAndGet();
         CompletableFuture<Void> confirmed = new CompletableFuture<>();
-        removeAttempt(entry, renewedAt, confirmed);
+        removeAttempt(entry, confirmed, REMOVAL_RETRY_MILLIS);
+        if (this.connection.connectedOrNull() == null) {
+            return;
+        }
         try {
-            StoreCalls.await(confirmed, Wait.timeout(Math.min(this.requestTimeoutNanos, GIVE_UP_CONFIRM_NANOS),
-                    false), "Removing the lock entry");
+            StoreCalls.await(confirmed, Wait.timeout(Math.min(this.requestTimeoutNanos, GIVE_UP_CONFIRM_NANOS), false),
+                    "Removing the lock entry");
         }
         catch (StoreUnavailableException | InterruptedException ex) {
             logger.debug("Removal of lock entry {} not confirmed yet; retrying in the background", entry.id);
         }
     }
 
-    /** @param confirmed completed when Redis confirms this attempt, if someone waits for it */
-    private void removeAttempt(RedisEntry entry, long renewedAt, @Nullable CompletableFuture<Void> confirmed) {
+    /** @param confirmed completed when Redis answers an attempt of this removal, if someone waits for it */
+    private void removeAttempt(RedisEntry entry, @Nullable CompletableFuture<Void> confirmed, long nextDelayMillis) {
         Connected connected = this.connection.connectedOrNull();
-        if (System.nanoTime() - renewedAt >= this.ttlNanos) {
-            // Expired on its own: the scripts drop it when it reaches the head, readers skip it.
-            this.pendingRemovals.decrementAndGet();
-            return;
-        }
         if (connected == null) {
-            retryRemoval(entry, renewedAt);
+            retryRemoval(entry, confirmed, nextDelayMillis);
             return;
         }
         connected.eval(RedisScripts.REMOVE, ScriptOutputType.INTEGER,
                 new String[] { entry.names().queue(), entry.entryKey() }, entry.id, entry.names().entryPrefix(),
-                this.keyspace.channel())
+                this.keyspace.channel(), this.ttlArgument)
             .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
             .whenComplete((removed, failure) -> {
                 if (failure == null) {
@@ -286,18 +291,24 @@ final class RedisLockStore implements LockStore {
                 }
                 else {
                     this.statistics.backendError();
-                    retryRemoval(entry, renewedAt);
+                    retryRemoval(entry, confirmed, nextDelayMillis);
                 }
             });
     }
 
-    private void retryRemoval(RedisEntry entry, long renewedAt) {
+    private void retryRemoval(RedisEntry entry, @Nullable CompletableFuture<Void> confirmed, long delayMillis) {
         if (this.maintenance.isShutdown()) {
             this.pendingRemovals.decrementAndGet();
             return;
         }
-        this.maintenance.schedule(() -> removeAttempt(entry, renewedAt, null), REMOVAL_RETRY_MILLIS,
-                TimeUnit.MILLISECONDS);
+        try {
+            this.maintenance.schedule(() -> removeAttempt(entry, confirmed, Math.min(2 * delayMillis,
+                    MAX_REMOVAL_RETRY_MILLIS)), delayMillis, TimeUnit.MILLISECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // Closed meanwhile: the entry's key expires with its TTL, nobody renews it.
+            this.pendingRemovals.decrementAndGet();
+        }
     }
 
     /** For tests: runs {@code task} on the maintenance thread. */
@@ -312,15 +323,26 @@ final class RedisLockStore implements LockStore {
 
     // ---- session renewal -----------------------------------------------------------------------
 
-    /** Renews the session key and every written entry's key in one pipelined batch. */
+    /** Renews the session key and every written entry's key in one pipelined batch; never throws. */
     private void renew() {
+        try {
+            renewBatch();
+        }
+        catch (RuntimeException ex) {
+            // A throw would cancel the periodic task for good.
+            logger.warn("Renewal of the Redis lock session on {} failed; trying again at the next tick", this.where,
+                    ex);
+        }
+    }
+
+    private void renewBatch() {
         RedisSession current = this.session;
         Connected connected = this.connection.connectedOrNull();
-        if (current == null || current.lostReason() != null || connected == null || current.isRenewing()) {
+        if (current == null || current.lostReason() != null || connected == null) {
             checkDeadlines();
             return;
         }
-        current.renewing(true);
+        // Batches may overlap: a slow one does not hold back the next (renewed() keeps the latest).
         long sentAt = System.nanoTime();
         String ttl = ttlArgument();
         List<CompletableFuture<?>> batch = new ArrayList<>();
@@ -340,7 +362,10 @@ final class RedisLockStore implements LockStore {
                         ttl)
                     .thenAccept(renewed -> {
                         if (Long.valueOf(1).equals(renewed)) {
-                            entry.renewed(sentAt);
+                            if (!entry.renewed(sentAt)) {
+                                // Ended meanwhile: Redis just extended a key nobody renews or removes.
+                                removeLater(entry);
+                            }
                         }
                         else {
                             entry.lose("its lock entry was gone from Redis (expired or deleted)", false);
@@ -349,7 +374,6 @@ final class RedisLockStore implements LockStore {
             }
         }
         CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new)).whenComplete((done, failure) -> {
-            current.renewing(false);
             if (failure != null) {
                 this.statistics.backendError();
                 logger.debug("Renewal of the Redis lock session failed: {}", failure.getMessage());
@@ -383,26 +407,29 @@ final class RedisLockStore implements LockStore {
     }
 
     /** Arms one check at the earliest deadline of the current session and its entries. */
-    private void scheduleDeadlineCheck() {
-        RedisSession current = this.session;
-        if (current == null || this.maintenance.isShutdown()) {
-            return;
-        }
-        long earliest = current.renewedAt();
-        for (RedisEntry entry : this.entries.values()) {
-            if (entry.isWritten() && entry.renewedAt() - earliest < 0) {
-                earliest = entry.renewedAt();
-            }
-        }
-        long delay = Math.max(0, earliest + this.ttlNanos - System.nanoTime());
+    void scheduleDeadlineCheck() {
         this.deadlineLock.lock();
         try {
+            RedisSession current = this.session;
+            if (current == null || this.maintenance.isShutdown()) {
+                return;
+            }
+            long earliest = current.renewedAt();
+            for (RedisEntry entry : this.entries.values()) {
+                if (entry.isWritten() && entry.renewedAt() - earliest < 0) {
+                    earliest = entry.renewedAt();
+                }
+            }
+            long delay = Math.max(0, earliest + this.ttlNanos - System.nanoTime());
             if (this.deadlineCheck != null) {
                 this.deadlineCheck.cancel(false);
             }
             if (current.lostReason() == null || !this.entries.isEmpty()) {
                 this.deadlineCheck = this.maintenance.schedule(this::checkDeadlines, delay, TimeUnit.NANOSECONDS);
             }
+        }
+        catch (RejectedExecutionException ex) {
+            // Closed meanwhile.
         }
         finally {
             this.deadlineLock.unlock();
@@ -485,8 +512,8 @@ final class RedisLockStore implements LockStore {
                     break;
                 }
                 List<Object> answer = StoreCalls.await(connected.evalList(RedisScripts.READ,
-                        new String[] { queue }, this.keyspace.entryPrefix(key), String.valueOf(left + 1)),
-                        Wait.timeout(this.requestTimeoutNanos, false), "Reading lock '" + key + "'");
+                        new String[] { queue }, this.keyspace.entryPrefix(key),
+                        String.valueOf(Math.min(left, Integer.MAX_VALUE - 1) + 1)), bound, "Reading lock '" + key + "'");
                 LockSnapshot lock = snapshot(key, answer, true);
                 int read = answer.size() / 4;
                 if (read > left) {
@@ -535,7 +562,15 @@ final class RedisLockStore implements LockStore {
             return;
         }
         this.closed = true;
-        RedisSession current = this.session;
+        // A session being started now is installed before this reads it (and none after: closed is set).
+        this.sessionStart.lock();
+        RedisSession current;
+        try {
+            current = this.session;
+        }
+        finally {
+            this.sessionStart.unlock();
+        }
         List<RedisEntry> open = new ArrayList<>(this.entries.values());
         if (current != null) {
             loseSession(current, "the lock registry was closed");
@@ -546,7 +581,7 @@ final class RedisLockStore implements LockStore {
             for (RedisEntry entry : open) {
                 removals.add(connected.eval(RedisScripts.REMOVE, ScriptOutputType.INTEGER,
                         new String[] { entry.names().queue(), entry.entryKey() }, entry.id,
-                        entry.names().entryPrefix(), this.keyspace.channel()));
+                        entry.names().entryPrefix(), this.keyspace.channel(), this.ttlArgument));
             }
             if (current != null) {
                 removals.add(connected.async().del(current.key).toCompletableFuture());

@@ -11,8 +11,8 @@ import java.util.HexFormat;
  * a client that resends a command after a reconnect changes nothing twice.
  *
  * <p>Invariants the scripts keep together: an entry id is in a queue at most once, with the fence
- * drawn when it was first added, greater than the counter's last value and not below the server's
- * clock in microseconds; the holder is the oldest entry whose liveness key exists; an
+ * drawn when it was first added, greater than the counter's last value and than every fence in the
+ * queue, and not below the server's clock in microseconds (so queue order is fence order); the holder is the oldest entry whose liveness key exists; an
  * entry whose liveness key is gone is removed when it reaches the head (so a dead waiter never
  * stalls the queue); whenever a script changes who holds, it publishes the new holder's id; the
  * queue and the counter live at least as long as the longest-lived entry that was added or
@@ -59,8 +59,19 @@ final class RedisScripts {
               local now = redis.call('TIME')
               local clock = tonumber(now[1]) * 1000000 + tonumber(now[2])
               fence = redis.call('INCR', counter)
+              -- Behind every queued entry too, so the queue's order is the fence order even if the
+              -- counter expired (a registry with a shorter TTL) and the clock stepped back.
+              local raised = false
+              local last = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
+              if #last == 2 and fence <= tonumber(last[2]) then
+                fence = tonumber(last[2]) + 1
+                raised = true
+              end
               if fence < clock then
                 fence = clock
+                raised = true
+              end
+              if raised then
                 redis.call('SET', counter, fence, 'PX', ttl)
               else
                 outlive(counter, ttl)
@@ -98,13 +109,17 @@ final class RedisScripts {
             """);
 
     /**
-     * KEYS: queue, own entry key. ARGV: entry id, entry prefix, channel.
+     * KEYS: queue, own entry key. ARGV: entry id, entry prefix, channel, TTL ms.
      * Removes the entry and hands the lock to the next live entry. Returns 1 if the entry was
-     * live and queued (a release), 0 if it was already gone.
+     * live and queued (a release), 0 if it was already gone. A removal leaves a marker
+     * ({@code <entry key>:r}) for one TTL, so that a resent removal answers 1 again instead of
+     * reporting a release as a loss.
      */
     static final RedisScript REMOVE = new RedisScript("remove", LIVE_HEAD + """
             local queue, own = KEYS[1], KEYS[2]
             local id, prefix = ARGV[1], ARGV[2]
+            local removedBefore = own .. ':r'
+            if redis.call('EXISTS', removedBefore) == 1 then return 1 end
             local live = redis.call('DEL', own)
             local before = redis.call('ZRANGE', queue, 0, 0)[1]
             local queued = redis.call('ZREM', queue, id)
@@ -112,7 +127,10 @@ final class RedisScripts {
               local head = liveHead(queue, prefix)
               if head and head ~= before then redis.call('PUBLISH', ARGV[3], head) end
             end
-            if live == 1 and queued == 1 then return 1 end
+            if live == 1 and queued == 1 then
+              redis.call('SET', removedBefore, '1', 'PX', ARGV[4])
+              return 1
+            end
             return 0
             """);
 

@@ -27,7 +27,6 @@ final class RedisSession {
 
     private final AtomicReference<@Nullable String> lostReason = new AtomicReference<>();
 
-    private volatile boolean renewing;
 
     RedisSession(String id, String key, long startedAt) {
         this.id = id;
@@ -43,15 +42,6 @@ final class RedisSession {
         if (sentAt - this.renewedAt > 0) {
             this.renewedAt = sentAt;
         }
-    }
-
-    /** @return whether a renewal was sent and has not been answered */
-    boolean isRenewing() {
-        return this.renewing;
-    }
-
-    void renewing(boolean renewing) {
-        this.renewing = renewing;
     }
 
     @Nullable String lostReason() {

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockLostException;
 import io.github.distlock.LockSnapshot;
+import io.github.distlock.core.Wait;
 import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.RedisServerExtension;
@@ -176,6 +177,52 @@ class RedisLockRegistryIntegrationTests {
         }
         finally {
             release.countDown();
+        }
+    }
+
+    @Test
+    void aNewEntryQueuesBehindEveryQueuedOneEvenIfTheServersClockWentBack() throws Exception {
+        this.outer = registry("clock-back:", "holder");
+        FencedLock holder = this.outer.obtain("k", true);
+        holder.lock();
+        RedisKeyspace names = this.outer.keyspace();
+        // As if the holder's fence came from a clock that has since stepped back an hour, and the
+        // counter expired (a registry with a shorter TTL on the namespace).
+        String holderId = raw.sync().zrange(names.queue("k"), 0, 0).get(0);
+        long future = holder.getFence() + TimeUnit.HOURS.toMicros(1);
+        raw.sync().zadd(names.queue("k"), future, holderId);
+        raw.sync().del(names.fenceCounter("k"));
+        this.inner = registry("clock-back:", "newcomer");
+        FencedLock newcomer = this.inner.obtain("k", true);
+        try {
+            assertThat(newcomer.tryLock(0, TimeUnit.SECONDS)).as("the newcomer must not pass the holder").isFalse();
+        }
+        finally {
+            holder.unlock();
+        }
+        assertThat(newcomer.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(newcomer.getFence()).isGreaterThan(future);
+        newcomer.unlock();
+    }
+
+    @Test
+    void aRemovalResentAfterAReconnectStillCountsAsARelease() throws Exception {
+        this.outer = registry("resent:", "owner");
+        RedisLockStore store = new RedisLockStore(client, new RedisKeyspace("resent-store:"), TTL, Duration.ofSeconds(5),
+                "owner", "Redis", io.github.distlock.core.LockStatistics.recorder(), (entry, reason) -> {
+                });
+        try {
+            RedisEntry entry = (RedisEntry) store.newEntry("k", Wait.timeout(LONG.toNanos(), true));
+            assertThat(entry.acquire(Wait.timeout(LONG.toNanos(), true), Wait.timeout(LONG.toNanos(), true))).isTrue();
+            assertThat(entry.release()).isTrue();
+            // What Lettuce sends again when the connection dropped before the answer arrived.
+            Long again = raw.sync().evalsha(RedisScripts.REMOVE.sha(), io.lettuce.core.ScriptOutputType.INTEGER,
+                    new String[] { entry.names().queue(), entry.entryKey() }, entry.id, entry.names().entryPrefix(),
+                    store.keyspace().channel(), store.ttlArgument());
+            assertThat(again).isEqualTo(1L);
+        }
+        finally {
+            store.close();
         }
     }
 
