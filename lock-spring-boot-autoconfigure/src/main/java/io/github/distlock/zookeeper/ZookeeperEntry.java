@@ -36,6 +36,8 @@ final class ZookeeperEntry implements StoreEntry {
 
     private static final long FAILED_READ_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+    private static final long MIN_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final ZookeeperLockStore store;
 
     private final ZookeeperSession session;
@@ -113,7 +115,12 @@ final class ZookeeperEntry implements StoreEntry {
         }
         this.path = created.getName();
         Stat createdStat = (created.getStat() != null) ? created.getStat() : stat;
-        this.fence = createdStat.getCzxid();
+        long czxid = createdStat.getCzxid();
+        if (czxid == 0) {
+            // Curator found a protected node after a connection loss and did not fill the stat: read it.
+            czxid = readCzxid(created.getName(), attempt);
+        }
+        this.fence = czxid;
         this.lock.lock();
         try {
             if (this.state == State.NEW) {
@@ -143,6 +150,26 @@ final class ZookeeperEntry implements StoreEntry {
      * @param attempt bounds the first read of the queue, which a try-once (a wait already over)
      * still makes, so that it learns whether it holds and who is ahead
      */
+    /** @return the creation zxid of the entry's node, read from ZooKeeper */
+    private long readCzxid(String createdPath, Wait attempt)
+            throws StoreUnavailableException, EntryLostException, InterruptedException {
+        try {
+            CuratorEvent exists = this.store.await(this.store.background(callback -> this.store.client().checkExists()
+                .inBackground(callback).forPath(createdPath)), attempt.atMost(this.store.requestTimeoutNanos()),
+                    "Reading the lock entry", KeeperException.Code.NONODE);
+            if (exists.getStat() == null || exists.getStat().getCzxid() == 0) {
+                lose("its lock entry node was gone from ZooKeeper right after it was created", false);
+                throw gone();
+            }
+            return exists.getStat().getCzxid();
+        }
+        catch (StoreUnavailableException | InterruptedException | EntryLostException ex) {
+            end();
+            this.store.deleteGuaranteed(createdPath);
+            throw ex;
+        }
+    }
+
     private boolean awaitTurn(Wait wait, Wait attempt) throws EntryLostException, InterruptedException {
         String lockNode = this.store.keyspace().lockNode(this.key);
         String own = nameOf(this.path);
@@ -213,18 +240,27 @@ final class ZookeeperEntry implements StoreEntry {
         }
     }
 
-    /** @return false if the wait is over; true once a watch fired (or the entry was lost) */
+    /**
+     * @return false if the wait is over; true once a watch fired, the entry was lost, or the
+     * recheck interval passed (a safety net: a watch can be lost when the client moves between
+     * servers)
+     */
     private boolean awaitChange(Wait wait) throws InterruptedException {
+        long recheckAt = System.nanoTime() + Math.max(MIN_RECHECK_NANOS,
+                TimeUnit.MILLISECONDS.toNanos(this.session.timeoutMillis) / 2);
         return wait.block(remaining -> {
             long deadline = System.nanoTime() + Math.min(remaining, Long.MAX_VALUE / 4);
             this.lock.lock();
             try {
                 while (!this.recheck && this.lostReason == null) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
+                    long now = System.nanoTime();
+                    if (deadline - now <= 0) {
                         return false;
                     }
-                    this.changed.awaitNanos(left);
+                    if (recheckAt - now <= 0) {
+                        return true;
+                    }
+                    this.changed.awaitNanos(Math.min(deadline - now, recheckAt - now));
                 }
                 this.recheck = false;
                 return true;

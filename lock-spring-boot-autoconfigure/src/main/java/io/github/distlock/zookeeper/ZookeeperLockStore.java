@@ -486,10 +486,22 @@ final class ZookeeperLockStore implements LockStore {
         return this.requestTimeoutNanos;
     }
 
+    /** Alive while connected, not lost, and still the client's session (its handle may have moved on). */
     @Override
     public boolean isSessionAlive() {
         ZookeeperSession current = this.session;
-        return current != null && current.lostReason() == null && this.suspendedAt == 0;
+        if (current == null || this.suspendedAt != 0 || checkContact(current)) {
+            return false;
+        }
+        try {
+            if (this.client.getZookeeperClient().getZooKeeper().getSessionId() != current.id) {
+                loseSession(current, "ZooKeeper expired session " + current.describe());
+            }
+        }
+        catch (Exception ex) {
+            return false;
+        }
+        return current.lostReason() == null;
     }
 
     @Override

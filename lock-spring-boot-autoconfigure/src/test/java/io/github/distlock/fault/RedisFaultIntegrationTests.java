@@ -110,7 +110,7 @@ class RedisFaultIntegrationTests {
         this.redis.restart();
 
         // Redis forgot every key: the holder learns it at its next renewal, the waiter queues again.
-        await().atMost(LONG).until(() -> !held.isLockedByCurrentThread());
+        await().atMost(LONG).pollInSameThread().until(() -> !held.isLockedByCurrentThread());
         long nextFence = next.get(LONG.toSeconds(), TimeUnit.SECONDS);
         // The fence counter was lost too; started again from the Redis clock, it is still ahead.
         assertThat(nextFence).isGreaterThan(holderFence);

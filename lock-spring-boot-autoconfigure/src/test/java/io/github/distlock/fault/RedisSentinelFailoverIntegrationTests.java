@@ -165,7 +165,7 @@ class RedisSentinelFailoverIntegrationTests {
         assertThat(resource.write(nextFence)).isTrue();
         // The stale holder's write comes late and is refused; its lock says it is gone.
         assertThat(resource.write(staleFence)).isFalse();
-        await().atMost(LONG).until(() -> !staleLock.isLockedByCurrentThread());
+        await().atMost(LONG).pollInSameThread().until(() -> !staleLock.isLockedByCurrentThread());
         // Counted by the thread that noticed the loss, just after it marked the hold.
         await().atMost(LONG).until(() -> stale.getStatistics().getHoldsLost() == 1);
         assertThatExceptionOfType(LockLostException.class).isThrownBy(staleLock::unlock);

@@ -1,0 +1,136 @@
+package io.github.distlock.fault;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distlock.FencedLock;
+import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockLostException;
+import io.github.distlock.testsupport.BackgroundAcquirer;
+import io.github.distlock.testsupport.FaultInjectionTest;
+import io.github.distlock.testsupport.ZooKeeperEnsemble;
+import io.github.distlock.zookeeper.ZookeeperLockRegistry;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * ZooKeeper failing under the locks: the holder cut off from a 3-member ensemble for less and for
+ * more than the session timeout, and ZooKeeper missing at start. Holds ZooKeeper may have expired
+ * are reported lost in time, fences keep increasing, calls end within their bounds, and locking
+ * resumes.
+ */
+@FaultInjectionTest
+class ZookeeperFaultIntegrationTests {
+
+    private static final int SESSION_TIMEOUT_MILLIS = 4_000;
+
+    private static final Duration LONG = Duration.ofSeconds(60);
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = this.resources.size() - 1; i >= 0; i--) {
+            this.resources.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T track(T resource) {
+        this.resources.add(resource);
+        return resource;
+    }
+
+    private ZookeeperLockRegistry registry(String connectString, String owner, boolean awaitConnection) {
+        CuratorFramework client = CuratorFrameworkFactory.newClient(connectString, SESSION_TIMEOUT_MILLIS, 2_000,
+                new ExponentialBackoffRetry(100, 3));
+        client.start();
+        track(client::close);
+        if (awaitConnection) {
+            try {
+                assertThat(client.blockUntilConnected(30, TimeUnit.SECONDS)).isTrue();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(ex);
+            }
+        }
+        return track(ZookeeperLockRegistry.builder(client).namespace("/fault").ownerIdentity(owner)
+            .requestTimeout(Duration.ofSeconds(2)).description("ZooKeeper at " + connectString).build());
+    }
+
+    @Test
+    void aCutShorterThanTheSessionTimeoutKeepsTheHoldALongerOneLosesItAndANewSessionServes() throws Exception {
+        ZooKeeperEnsemble zookeeper = track(ZooKeeperEnsemble.threeMembers());
+        // The holder talks to member 0 only, the other process to member 1: freezing member 0 cuts
+        // the holder off while the ensemble (members 1 and 2) goes on.
+        ZookeeperLockRegistry holder = registry(zookeeper.member(0).address(), "holder", true);
+        ZookeeperLockRegistry other = registry(zookeeper.member(1).address(), "other", true);
+        FencedLock held = holder.obtain("cut", true);
+        held.lock();
+        long fence = held.getFence();
+
+        // Cut off for a quarter of the session timeout: the hold is still there a whole session
+        // timeout after the cut ended.
+        zookeeper.member(0).pause();
+        TimeUnit.MILLISECONDS.sleep(SESSION_TIMEOUT_MILLIS / 4);
+        zookeeper.member(0).resume();
+        long resumedAt = System.nanoTime();
+        await().atMost(LONG).until(() -> System.nanoTime() - resumedAt > TimeUnit.MILLISECONDS.toNanos(
+                SESSION_TIMEOUT_MILLIS + 1_000));
+        assertThat(held.isLockedByCurrentThread()).isTrue();
+        assertThat(held.getFence()).isEqualTo(fence);
+        assertThat(holder.getStatistics().getHoldsLost()).isZero();
+
+        // Cut off for longer than the session timeout: the ensemble expires the session, another
+        // process takes over, and the holder knows no later than one session timeout after the cut.
+        long cutAt = System.nanoTime();
+        zookeeper.member(0).pause();
+        try {
+            CompletableFuture<Long> next = BackgroundAcquirer.acquireAndRelease(other.obtain("cut", true), LONG);
+            await().atMost(LONG).pollInSameThread().until(() -> !held.isLockedByCurrentThread());
+            Duration lostAfter = Duration.ofNanos(System.nanoTime() - cutAt);
+            long nextFence = next.get(LONG.toSeconds(), TimeUnit.SECONDS);
+            System.out.printf("[zookeeper cut] hold reported lost %d ms after the cut (session timeout %d ms); "
+                    + "another process entered meanwhile%n", lostAfter.toMillis(), SESSION_TIMEOUT_MILLIS);
+            assertThat(lostAfter).isLessThan(Duration.ofMillis(SESSION_TIMEOUT_MILLIS + 1_000));
+            assertThat(nextFence).isGreaterThan(fence);
+        }
+        finally {
+            zookeeper.member(0).resume();
+        }
+        assertThatExceptionOfType(LockLostException.class).isThrownBy(held::unlock);
+        // The holder's client gets a new session, which serves later acquisitions.
+        FencedLock again = holder.obtain("cut", true);
+        assertThat(again.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(again.getFence()).isGreaterThan(fence);
+        again.unlock();
+    }
+
+    @Test
+    void zookeeperMissingAtStartFailsWithinTheBoundAndLockingWorksOnceItServes() throws Exception {
+        ZooKeeperEnsemble zookeeper = track(ZooKeeperEnsemble.standalone());
+        zookeeper.member(0).kill();
+        ZookeeperLockRegistry cold = registry(zookeeper.connectString(), "cold", false);
+        FencedLock lock = cold.obtain("cold", true);
+        long start = System.nanoTime();
+        assertThatExceptionOfType(LockAcquisitionException.class)
+            .isThrownBy(() -> lock.tryLock(500, TimeUnit.MILLISECONDS))
+            .withMessageContaining("ZooKeeper at " + zookeeper.connectString());
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+
+        zookeeper.member(0).restart();
+        await().atMost(LONG).pollInSameThread().ignoreExceptions().until(() -> lock.tryLock(1, TimeUnit.SECONDS));
+        assertThat(lock.getFence()).isPositive();
+        lock.unlock();
+    }
+}
