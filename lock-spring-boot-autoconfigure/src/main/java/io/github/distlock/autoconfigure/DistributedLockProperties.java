@@ -583,8 +583,13 @@ public class DistributedLockProperties {
             PropertyChecks.positive(property, value);
             PropertyChecks.check(property, value,
                     (value.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) ? "must be at most 24 days" : null);
-            PropertyChecks.check(property, value, (value.toNanos() % 1_000_000 != 0 || value.toMillis() == 0)
-                    ? "must be a whole number of milliseconds" : null);
+            long nanos = value.toNanos();
+            if (nanos % 1_000_000 != 0) {
+                // Printed exactly: the usual millisecond form would hide what is wrong.
+                String exact = (nanos % 1_000 == 0) ? (nanos / 1_000) + "us" : nanos + "ns";
+                throw new IllegalArgumentException(
+                        property + " must be a whole number of milliseconds, but is '" + exact + "'");
+            }
         }
 
         @Override
