@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distlock.FencedLock;
+import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.aop.DistributedLockAdvisor;
@@ -317,7 +318,8 @@ class ZookeeperStoreIntegrationTests {
                     .untilAsserted(() -> assertThat(output).contains("ZooKeeper at 127.0.0.1:" + closedPort
                             + " is not reachable yet; locks will connect on first use"));
                 FencedLock lock = context.getBean(LockRegistry.class).obtain("unreachable");
-                assertThatExceptionOfType(Exception.class).isThrownBy(() -> lock.tryLock(1, TimeUnit.SECONDS));
+                assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> lock.tryLock(1, TimeUnit.SECONDS))
+                    .withMessageContaining("ZooKeeper at 127.0.0.1:" + closedPort);
             });
     }
 
