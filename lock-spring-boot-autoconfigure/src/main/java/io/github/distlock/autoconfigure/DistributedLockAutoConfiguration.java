@@ -19,26 +19,31 @@ import org.springframework.context.annotation.Import;
  * timeout. Without a Lettuce connection factory (spring-boot-starter-data-redis missing, or Jedis)
  * start-up fails with a message that says what to add. Ordered after Spring Boot's Redis
  * auto-configuration, which defines that factory.</li>
+ * <li>{@code zookeeper}: a {@link io.github.distlock.zookeeper.ZookeeperLockRegistry} on the
+ * application's {@code CuratorFramework} bean, used as it is, or else on a Curator client built
+ * from {@code distributed-lock.zookeeper} (connect string, session and connection timeouts,
+ * digest credentials), which also sets the namespace and the request timeout. Without Curator on
+ * the class path start-up fails with a message that says what to add.</li>
  * <li>{@code in-memory}: an {@link io.github.distlock.InMemoryLockRegistry}, local to this JVM.</li>
  * </ul>
  *
  * <p>Auto-configurations of their own, ordered after this one, add the rest where their
  * dependencies are on the class path: {@link DistributedLockMetricsAutoConfiguration} measures
  * locked calls and the registry with Micrometer and a {@code MeterRegistry};
- * {@link DistributedLockHealthAutoConfiguration} contributes a health indicator for an etcd or
- * Redis registry with Spring Boot's health support; {@link DistributedLocksEndpointAutoConfiguration}
- * adds the {@code distributedlocks} endpoint (off by default), which shows holders and waiters,
- * with Actuator.
+ * {@link DistributedLockHealthAutoConfiguration} contributes a health indicator for an etcd,
+ * Redis or ZooKeeper registry with Spring Boot's health support;
+ * {@link DistributedLocksEndpointAutoConfiguration} adds the {@code distributedlocks} endpoint (off
+ * by default), which shows holders and waiters, with Actuator.
  *
  * <p>A {@code LockRegistry} bean of the application replaces the auto-configured one, and a
- * jetcd {@code Client} bean the etcd client. {@code distributed-lock.enabled=false} switches all
- * of them off.
+ * jetcd {@code Client} bean the etcd client, a {@code CuratorFramework} bean the ZooKeeper one.
+ * {@code distributed-lock.enabled=false} switches all of them off.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnDistributedLockEnabled
 @EnableConfigurationProperties(DistributedLockProperties.class)
-@Import({ EtcdStoreConfiguration.class, RedisStoreConfiguration.class, InMemoryStoreConfiguration.class,
-        DistributedLockAspectConfiguration.class })
+@Import({ EtcdStoreConfiguration.class, RedisStoreConfiguration.class, ZookeeperStoreConfiguration.class,
+        InMemoryStoreConfiguration.class, DistributedLockAspectConfiguration.class })
 public final class DistributedLockAutoConfiguration {
 
 }

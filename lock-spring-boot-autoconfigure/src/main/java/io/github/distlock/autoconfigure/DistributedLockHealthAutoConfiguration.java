@@ -5,7 +5,9 @@ import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.health.EtcdLockRegistryHealthIndicator;
 import io.github.distlock.health.LockRegistryHealthIndicator;
 import io.github.distlock.health.RedisLockRegistryHealthIndicator;
+import io.github.distlock.health.ZookeeperLockRegistryHealthIndicator;
 import io.github.distlock.redis.RedisLockRegistry;
+import io.github.distlock.zookeeper.ZookeeperLockRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -17,7 +19,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of the {@code distributedLock} health indicator for a lock registry that
- * depends on a store (etcd or Redis), when Spring Boot's health support is on the class path: a
+ * depends on a store (etcd, Redis or ZooKeeper), when Spring Boot's health support is on the class path: a
  * {@link LockRegistryHealthIndicator} with the store's own details. The in-memory registry has no
  * store that could fail and gets none. Switched off with
  * {@code management.health.distributed-lock.enabled=false}.
@@ -56,6 +58,19 @@ public final class DistributedLockHealthAutoConfiguration {
         @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
         RedisLockRegistryHealthIndicator distributedLockHealthIndicator(RedisLockRegistry registry) {
             return new RedisLockRegistryHealthIndicator(registry);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = ZookeeperStoreConfiguration.CURATOR_FRAMEWORK)
+    @ConditionalOnBean(ZookeeperLockRegistry.class)
+    @ConditionalOnEnabledHealthIndicator("distributed-lock")
+    static class ZookeeperRegistryHealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
+        ZookeeperLockRegistryHealthIndicator distributedLockHealthIndicator(ZookeeperLockRegistry registry) {
+            return new ZookeeperLockRegistryHealthIndicator(registry);
         }
     }
 }

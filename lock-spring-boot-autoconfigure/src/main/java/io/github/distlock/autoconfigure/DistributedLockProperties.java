@@ -9,6 +9,7 @@ import java.util.List;
 import io.github.distlock.aop.DistributedLockAdvisor;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.redis.RedisLockRegistry;
+import io.github.distlock.zookeeper.ZookeeperLockRegistry;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationStyle;
@@ -30,8 +31,9 @@ public class DistributedLockProperties {
     /**
      * Where locks are kept: 'etcd' shares them with every instance connected to the same etcd
      * cluster; 'redis' with every instance connected to the same Redis, through the application's
-     * spring.data.redis connection; 'in-memory' keeps them in this JVM only, for tests and
-     * single-instance runs.
+     * spring.data.redis connection; 'zookeeper' with every instance connected to the same
+     * ZooKeeper ensemble; 'in-memory' keeps them in this JVM only, for tests and single-instance
+     * runs.
      */
     private Store store = Store.ETCD;
 
@@ -58,6 +60,8 @@ public class DistributedLockProperties {
     private final Etcd etcd = new Etcd();
 
     private final Redis redis = new Redis();
+
+    private final Zookeeper zookeeper = new Zookeeper();
 
     private final Metrics metrics = new Metrics();
 
@@ -110,6 +114,10 @@ public class DistributedLockProperties {
         return this.redis;
     }
 
+    public Zookeeper getZookeeper() {
+        return this.zookeeper;
+    }
+
     public Metrics getMetrics() {
         return this.metrics;
     }
@@ -123,6 +131,7 @@ public class DistributedLockProperties {
             .append("ownerIdentity", this.ownerIdentity)
             .append("etcd", this.etcd)
             .append("redis", this.redis)
+            .append("zookeeper", this.zookeeper)
             .append("metrics", this.metrics)
             .toString();
     }
@@ -160,6 +169,9 @@ public class DistributedLockProperties {
 
         /** In Redis, shared by every instance connected to the same Redis, on the application's connection. */
         REDIS,
+
+        /** In ZooKeeper, shared by every instance connected to the same ensemble. */
+        ZOOKEEPER,
 
         /** In this JVM only. */
         IN_MEMORY
@@ -413,6 +425,182 @@ public class DistributedLockProperties {
             return new ToStringCreator(this).append("namespace", this.namespace)
                 .append("leaseTtl", DurationStyle.SIMPLE.print(this.leaseTtl))
                 .append("requestTimeout", DurationStyle.SIMPLE.print(this.requestTimeout))
+                .toString();
+        }
+    }
+
+    /**
+     * Connection to ZooKeeper and how locks are kept there. Used only when the application defines
+     * no CuratorFramework bean of its own; the namespace and request timeout apply to either.
+     */
+    public static class Zookeeper {
+
+        private static final String PREFIX = "distributed-lock.zookeeper.";
+
+        /**
+         * ZooKeeper servers to connect to, as a comma-separated list of host:port pairs,
+         * optionally followed by a chroot path (zk1:2181,zk2:2181,zk3:2181/apps).
+         */
+        private String connectString = "127.0.0.1:2181";
+
+        /**
+         * Znode under which locks are kept, created when missing, so that applications can share
+         * an ensemble. An absolute path without a trailing slash and without '#'; namespaces never
+         * share locks, also when one is nested in another.
+         */
+        private String namespace = "/distributed-lock";
+
+        /**
+         * Session timeout to ask ZooKeeper for: the upper bound on how long a crashed holder keeps
+         * others waiting, and on how long a holder cut off from ZooKeeper believes it still holds
+         * its locks. The server grants a value between 2 and 20 of its ticks (4s to 40s by
+         * default); the granted one is shown in health.
+         */
+        private Duration sessionTimeout = Duration.ofSeconds(10);
+
+        /**
+         * Timeout for establishing a connection to a ZooKeeper server.
+         */
+        private Duration connectionTimeout = Duration.ofSeconds(5);
+
+        /**
+         * Upper bound on each ZooKeeper call of the locks. An acquisition retries failed calls
+         * until its wait timeout; a release that ZooKeeper does not confirm in time is retried in
+         * the background.
+         */
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
+        /**
+         * User name for ZooKeeper digest authentication. Set together with the password; lock
+         * nodes are then created readable and writable only by this user.
+         */
+        private @Nullable String username;
+
+        /**
+         * Password for ZooKeeper digest authentication. Set together with the user name.
+         */
+        private @Nullable String password;
+
+        public String getConnectString() {
+            return this.connectString;
+        }
+
+        public void setConnectString(String connectString) {
+            String problem = connectStringProblem(connectString);
+            if (problem != null) {
+                throw new IllegalArgumentException(PREFIX + "connect-string " + problem + ", but is '" + connectString + "'");
+            }
+            this.connectString = connectString;
+        }
+
+        /** What ZooKeeper's client would refuse or misread, checked here so that the message names the property. */
+        static @Nullable String connectStringProblem(@Nullable String connectString) {
+            if (connectString == null || connectString.isBlank()) {
+                return "must not be empty";
+            }
+            int chroot = connectString.indexOf('/');
+            String servers = (chroot >= 0) ? connectString.substring(0, chroot) : connectString;
+            if (chroot >= 0 && (connectString.length() == chroot + 1 || connectString.endsWith("/"))) {
+                return "must not end with '/' (a chroot is a path such as /apps)";
+            }
+            for (String server : servers.split(",", -1)) {
+                String hostAndPort = server.trim();
+                if (hostAndPort.isEmpty() || hostAndPort.chars().anyMatch(Character::isWhitespace)) {
+                    return "must be a comma-separated list of host:port pairs";
+                }
+                int colon = hostAndPort.lastIndexOf(':');
+                if (colon >= 0 && !hostAndPort.endsWith("]")) {
+                    String port = hostAndPort.substring(colon + 1);
+                    if (colon == 0 || !port.matches("[0-9]{1,5}") || Integer.parseInt(port) < 1
+                            || Integer.parseInt(port) > 65535) {
+                        return "must be a comma-separated list of host:port pairs with ports from 1 to 65535";
+                    }
+                }
+            }
+            return null;
+        }
+
+        public String getNamespace() {
+            return this.namespace;
+        }
+
+        public void setNamespace(String namespace) {
+            String problem = ZookeeperLockRegistry.namespaceProblem(namespace);
+            if (problem != null) {
+                throw new IllegalArgumentException(PREFIX + "namespace " + problem);
+            }
+            this.namespace = namespace;
+        }
+
+        public Duration getSessionTimeout() {
+            return this.sessionTimeout;
+        }
+
+        public void setSessionTimeout(Duration sessionTimeout) {
+            checkMillis(PREFIX + "session-timeout", sessionTimeout);
+            this.sessionTimeout = sessionTimeout;
+        }
+
+        public Duration getConnectionTimeout() {
+            return this.connectionTimeout;
+        }
+
+        public void setConnectionTimeout(Duration connectionTimeout) {
+            checkMillis(PREFIX + "connection-timeout", connectionTimeout);
+            this.connectionTimeout = connectionTimeout;
+        }
+
+        public Duration getRequestTimeout() {
+            return this.requestTimeout;
+        }
+
+        public void setRequestTimeout(Duration requestTimeout) {
+            PropertyChecks.positive(PREFIX + "request-timeout", requestTimeout);
+            this.requestTimeout = requestTimeout;
+        }
+
+        public @Nullable String getUsername() {
+            return this.username;
+        }
+
+        public void setUsername(@Nullable String username) {
+            if (username != null && username.contains(":")) {
+                throw new IllegalArgumentException(PREFIX + "username must not contain ':', but is '" + username + "'");
+            }
+            this.username = username;
+        }
+
+        public @Nullable String getPassword() {
+            return this.password;
+        }
+
+        public void setPassword(@Nullable String password) {
+            this.password = password;
+        }
+
+        /** Curator takes these timeouts as whole milliseconds in an int. */
+        private static void checkMillis(String property, Duration value) {
+            PropertyChecks.positive(property, value);
+            PropertyChecks.check(property, value,
+                    (value.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) ? "must be at most 24 days" : null);
+            long nanos = value.toNanos();
+            if (nanos % 1_000_000 != 0) {
+                // Printed exactly: the usual millisecond form would hide what is wrong.
+                String exact = (nanos % 1_000 == 0) ? (nanos / 1_000) + "us" : nanos + "ns";
+                throw new IllegalArgumentException(
+                        property + " must be a whole number of milliseconds, but is '" + exact + "'");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return new ToStringCreator(this).append("connectString", this.connectString)
+                .append("namespace", this.namespace)
+                .append("sessionTimeout", DurationStyle.SIMPLE.print(this.sessionTimeout))
+                .append("connectionTimeout", DurationStyle.SIMPLE.print(this.connectionTimeout))
+                .append("requestTimeout", DurationStyle.SIMPLE.print(this.requestTimeout))
+                .append("username", this.username)
+                .append("password", PropertyChecks.mask(this.password))
                 .toString();
         }
     }

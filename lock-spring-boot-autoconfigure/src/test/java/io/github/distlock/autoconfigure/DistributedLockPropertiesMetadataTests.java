@@ -3,7 +3,9 @@ package io.github.distlock.autoconfigure;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -32,7 +34,10 @@ class DistributedLockPropertiesMetadataTests {
                 "distributed-lock.etcd.tls.ca-file", "distributed-lock.etcd.tls.cert-file",
                 "distributed-lock.etcd.tls.key-file", "distributed-lock.etcd.tls.key-password",
                 "distributed-lock.redis.namespace", "distributed-lock.redis.lease-ttl",
-                "distributed-lock.redis.request-timeout");
+                "distributed-lock.redis.request-timeout", "distributed-lock.zookeeper.connect-string",
+                "distributed-lock.zookeeper.namespace", "distributed-lock.zookeeper.session-timeout",
+                "distributed-lock.zookeeper.connection-timeout", "distributed-lock.zookeeper.request-timeout",
+                "distributed-lock.zookeeper.username", "distributed-lock.zookeeper.password");
         properties.forEach((name, property) -> assertThat((String) property.get("description")).as(name)
             .isNotBlank()
             .doesNotStartWith("The ")
@@ -56,8 +61,27 @@ class DistributedLockPropertiesMetadataTests {
         assertThat(defaultOf(properties, "distributed-lock.redis.namespace")).isEqualTo("distributed-lock:");
         assertThat(defaultOf(properties, "distributed-lock.redis.lease-ttl")).isEqualTo("10s");
         assertThat(defaultOf(properties, "distributed-lock.redis.request-timeout")).isEqualTo("5s");
+        assertThat(defaultOf(properties, "distributed-lock.zookeeper.connect-string")).isEqualTo("127.0.0.1:2181");
+        assertThat(defaultOf(properties, "distributed-lock.zookeeper.namespace")).isEqualTo("/distributed-lock");
+        assertThat(defaultOf(properties, "distributed-lock.zookeeper.session-timeout")).isEqualTo("10s");
+        assertThat(defaultOf(properties, "distributed-lock.zookeeper.connection-timeout")).isEqualTo("5s");
+        assertThat(defaultOf(properties, "distributed-lock.zookeeper.request-timeout")).isEqualTo("5s");
         assertThat(defaultOf(properties, "distributed-lock.aspect-order"))
             .isEqualTo(Integer.toString(DistributedLockAdvisor.DEFAULT_ORDER));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyStoreIsAHintOfTheStoreProperty() throws IOException {
+        Map<String, Object> metadata = metadata();
+        List<String> hinted = ((List<Map<String, Object>>) metadata.get("hints")).stream()
+            .filter((hint) -> "distributed-lock.store".equals(hint.get("name")))
+            .flatMap((hint) -> ((List<Map<String, Object>>) hint.get("values")).stream())
+            .map((value) -> (String) value.get("value"))
+            .toList();
+        assertThat(hinted).containsExactlyInAnyOrder(Arrays.stream(DistributedLockProperties.Store.values())
+            .map((store) -> store.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+            .toArray(String[]::new));
     }
 
     /** The default as text: the basic JSON parser keeps numbers and booleans as strings. */
@@ -68,15 +92,18 @@ class DistributedLockPropertiesMetadataTests {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Map<String, Object>> properties() throws IOException {
+        return ((List<Map<String, Object>>) metadata().get("properties")).stream()
+            .filter((property) -> ((String) property.get("name")).startsWith("distributed-lock."))
+            .collect(Collectors.toMap((property) -> (String) property.get("name"), (property) -> property));
+    }
+
+    private static Map<String, Object> metadata() throws IOException {
         try (InputStream input = DistributedLockPropertiesMetadataTests.class
             .getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
             assertThat(input).as("generated configuration metadata").isNotNull();
             // Without line breaks and indentation, which the basic parser would keep around list elements.
             String json = new String(input.readAllBytes(), StandardCharsets.UTF_8).replaceAll("\\R\\s*", "");
-            Map<String, Object> metadata = JsonParserFactory.getJsonParser().parseMap(json);
-            return ((List<Map<String, Object>>) metadata.get("properties")).stream()
-                .filter((property) -> ((String) property.get("name")).startsWith("distributed-lock."))
-                .collect(Collectors.toMap((property) -> (String) property.get("name"), (property) -> property));
+            return JsonParserFactory.getJsonParser().parseMap(json);
         }
     }
 }
