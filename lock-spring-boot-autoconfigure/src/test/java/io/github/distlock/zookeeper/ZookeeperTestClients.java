@@ -1,11 +1,13 @@
 package io.github.distlock.zookeeper;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distlock.testsupport.ZooKeeperEnsemble;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 
 /** Curator clients for the ZooKeeper store's tests, and what an expiry does to a session. */
@@ -39,8 +41,20 @@ final class ZookeeperTestClients {
      */
     static void expireSession(CuratorFramework client, ZooKeeperEnsemble zookeeper) throws Exception {
         ZooKeeper handle = client.getZookeeperClient().getZooKeeper();
+        CountDownLatch attached = new CountDownLatch(1);
         ZooKeeper intruder = new ZooKeeper(zookeeper.connectString(), SESSION_TIMEOUT_MILLIS, event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                attached.countDown();
+            }
         }, handle.getSessionId(), handle.getSessionPasswd());
-        intruder.close();
+        try {
+            // Closed before it attached, the handle would end nothing on the server.
+            if (!attached.await(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("Could not attach to session 0x" + Long.toHexString(handle.getSessionId()));
+            }
+        }
+        finally {
+            intruder.close();
+        }
     }
 }
