@@ -5,9 +5,9 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -28,6 +28,7 @@ import io.github.distlock.core.Wait;
 import io.github.distlock.redis.RedisConnection.Connected;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.HoldLossListener;
+import io.github.distlock.store.LockListing;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreEntry;
@@ -486,45 +487,29 @@ final class RedisLockStore implements LockStore {
 
     @Override
     public NamespaceSnapshot readAll(int maxEntries) {
-        Map<String, LockSnapshot> locks = new TreeMap<>();
-        boolean truncated = false;
         try {
             Wait bound = Wait.timeout(this.requestTimeoutNanos, false);
             Connected connected = connected(bound);
-            List<String> queues = new ArrayList<>();
+            // Each lock read from the queue the scan found, by its key.
+            Map<String, String> queues = new LinkedHashMap<>();
             ScanArgs match = ScanArgs.Builder.matches(this.keyspace.queuePattern()).limit(1000);
             ScanCursor cursor = ScanCursor.INITIAL;
             do {
                 KeyScanCursor<String> page = StoreCalls.await(connected.async().scan(cursor, match),
                         bound.atMost(this.requestTimeoutNanos), "Listing the locks");
-                queues.addAll(page.getKeys());
+                for (String queue : page.getKeys()) {
+                    String key = this.keyspace.lockKeyOf(queue);
+                    if (key != null) {
+                        queues.put(key, queue);
+                    }
+                }
                 cursor = page;
             }
             while (!cursor.isFinished());
-            int left = maxEntries;
-            for (String queue : queues) {
-                String key = this.keyspace.lockKeyOf(queue);
-                if (key == null) {
-                    continue;
-                }
-                if (left <= 0) {
-                    truncated = true;
-                    break;
-                }
-                List<Object> answer = StoreCalls.await(connected.evalList(RedisScripts.READ,
-                        new String[] { queue }, this.keyspace.entryPrefix(key),
-                        String.valueOf(Math.min(left, Integer.MAX_VALUE - 1) + 1)), bound, "Reading lock '" + key + "'");
-                LockSnapshot lock = snapshot(key, answer, true);
-                int read = answer.size() / 4;
-                if (read > left) {
-                    truncated = true;
-                    lock = snapshot(key, answer.subList(0, left * 4), true);
-                }
-                if (lock.holder() != null) {
-                    locks.put(key, lock);
-                    left -= 1 + lock.waiters().size();
-                }
-            }
+            return LockListing.list(this.keyspace.namespace(), queues.keySet(), maxEntries, (key, max) -> snapshot(key,
+                    StoreCalls.await(connected.evalList(RedisScripts.READ, new String[] { queues.get(key) },
+                            this.keyspace.entryPrefix(key), String.valueOf(max)), bound, "Reading lock '" + key + "'"),
+                    true));
         }
         catch (StoreUnavailableException ex) {
             throw new IllegalStateException("Could not read the locks from " + this.where + ": " + ex.getMessage(), ex);
@@ -532,7 +517,6 @@ final class RedisLockStore implements LockStore {
         catch (InterruptedException ex) {
             throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
         }
-        return new NamespaceSnapshot(this.keyspace.namespace(), 0, new ArrayList<>(locks.values()), truncated);
     }
 
     // ---- lifecycle and settings ----------------------------------------------------------------

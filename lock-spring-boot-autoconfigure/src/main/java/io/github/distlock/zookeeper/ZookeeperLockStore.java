@@ -6,8 +6,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -20,6 +18,7 @@ import io.github.distlock.core.LockStatistics;
 import io.github.distlock.core.Wait;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.HoldLossListener;
+import io.github.distlock.store.LockListing;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreEntry;
@@ -388,33 +387,18 @@ final class ZookeeperLockStore implements LockStore {
 
     @Override
     public NamespaceSnapshot readAll(int maxEntries) {
-        Map<String, LockSnapshot> locks = new TreeMap<>();
-        boolean truncated = false;
         try {
             Wait wait = Wait.timeout(this.requestTimeoutNanos, false);
             CuratorEvent children = await(background(callback -> this.client.getChildren().inBackground(callback)
                 .forPath(this.keyspace.namespace())), wait, "Listing the locks", KeeperException.Code.NONODE);
-            int left = maxEntries;
+            List<String> keys = new ArrayList<>();
             for (String child : (children.getChildren() != null) ? children.getChildren() : List.<String>of()) {
                 String key = this.keyspace.lockKeyOf(child);
-                if (key == null) {
-                    continue;
-                }
-                if (left <= 0) {
-                    truncated = true;
-                    break;
-                }
-                LockSnapshot lock = readLock(key, left + 1, wait);
-                int read = (lock.holder() != null) ? 1 + lock.waiters().size() : 0;
-                if (read > left) {
-                    truncated = true;
-                    lock = new LockSnapshot(key, lock.holder(), lock.waiters().subList(0, left - 1));
-                }
-                if (lock.holder() != null) {
-                    locks.put(key, lock);
-                    left -= 1 + lock.waiters().size();
+                if (key != null) {
+                    keys.add(key);
                 }
             }
+            return LockListing.list(this.keyspace.namespace(), keys, maxEntries, (key, max) -> readLock(key, max, wait));
         }
         catch (StoreUnavailableException ex) {
             throw new IllegalStateException("Could not read the locks from " + this.where + ": " + ex.getMessage(), ex);
@@ -422,7 +406,6 @@ final class ZookeeperLockStore implements LockStore {
         catch (InterruptedException ex) {
             throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
         }
-        return new NamespaceSnapshot(this.keyspace.namespace(), 0, new ArrayList<>(locks.values()), truncated);
     }
 
     // ---- lifecycle -----------------------------------------------------------------------------
