@@ -51,14 +51,7 @@ class EtcdStoreConfiguration {
             awaitConnected(registry, etcd);
             return registry;
         }
-        // Connect in the background, so that the first locked call (say a scheduled job that
-        // tries once) does not pay for it; an unreachable etcd must not stop the application.
-        registry.connect().whenComplete((connected, failure) -> {
-            if (failure != null) {
-                Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
-                logger.warn("etcd is not reachable yet; locks will connect on first use: " + cause.getMessage());
-            }
-        });
+        BackgroundConnect.connect(registry, "etcd", logger);
         return registry;
     }
 

@@ -66,15 +66,7 @@ class RedisStoreConfiguration {
                 .ownerIdentity(OwnerIdentity.resolve(properties, environment))
                 .description(description)
                 .build();
-            // Connect in the background, so that the first locked call does not pay for it; an
-            // unreachable Redis must not stop the application.
-            registry.connect().whenComplete((connected, failure) -> {
-                if (failure != null) {
-                    Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
-                    logger.warn(description + " is not reachable yet; locks will connect on first use: "
-                            + cause.getMessage());
-                }
-            });
+            BackgroundConnect.connect(registry, description, logger);
             return registry;
         }
 

@@ -94,15 +94,7 @@ class ZookeeperStoreConfiguration {
                 .ownerIdentity(OwnerIdentity.resolve(properties, environment))
                 .description(description)
                 .build();
-            // Connect in the background, so that the first locked call does not pay for it; an
-            // unreachable ensemble must not stop the application.
-            registry.connect().whenComplete((connected, failure) -> {
-                if (failure != null) {
-                    Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
-                    logger.warn(description + " is not reachable yet; locks will connect on first use: "
-                            + cause.getMessage());
-                }
-            });
+            BackgroundConnect.connect(registry, description, logger);
             return registry;
         }
 
