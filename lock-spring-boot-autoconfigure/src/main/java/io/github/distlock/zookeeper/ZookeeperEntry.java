@@ -13,7 +13,6 @@ import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
 import org.apache.curator.framework.api.CuratorEvent;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -92,13 +91,7 @@ final class ZookeeperEntry implements StoreEntry {
             throw gone();
         }
         Stat stat = new Stat();
-        CompletableFuture<CuratorEvent> create = this.store.background(callback -> this.store.client().create()
-            .storingStatIn(stat)
-            .creatingParentContainersIfNeeded()
-            .withProtection()
-            .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-            .inBackground(callback)
-            .forPath(this.store.keyspace().entryPath(this.key), this.value));
+        CompletableFuture<CuratorEvent> create = this.store.createEntry(this.key, this.value, stat);
         CuratorEvent created;
         try {
             created = this.store.await(create, attempt.atMost(this.store.requestTimeoutNanos()), "Creating the lock entry");
@@ -106,9 +99,10 @@ final class ZookeeperEntry implements StoreEntry {
         catch (StoreUnavailableException | InterruptedException ex) {
             // The create may still succeed: whatever it creates is deleted then.
             end();
+            this.store.createUnanswered(this.key);
             create.thenAccept(late -> {
                 if (late.getResultCode() == KeeperException.Code.OK.intValue() && late.getName() != null) {
-                    this.store.deleteGuaranteed(late.getName());
+                    this.store.deleteGuaranteed(this.key, late.getName());
                 }
             });
             throw ex;
@@ -140,7 +134,7 @@ final class ZookeeperEntry implements StoreEntry {
                 end();
                 String created2 = this.path;
                 if (created2 != null) {
-                    this.store.deleteBeforeReturning(created2);
+                    this.store.deleteBeforeReturning(this.key, created2);
                 }
             }
         }
@@ -165,7 +159,7 @@ final class ZookeeperEntry implements StoreEntry {
         }
         catch (StoreUnavailableException | InterruptedException | EntryLostException ex) {
             end();
-            this.store.deleteGuaranteed(createdPath);
+            this.store.deleteGuaranteed(this.key, createdPath);
             throw ex;
         }
     }
@@ -184,6 +178,7 @@ final class ZookeeperEntry implements StoreEntry {
                     .getChildren().inBackground(callback).forPath(lockNode)), bound, "Reading the lock queue",
                         KeeperException.Code.NONODE);
                 queue = ZookeeperLockStore.sortedEntries(children.getChildren());
+                this.store.sweepOrphans(this.key, queue);
             }
             catch (StoreUnavailableException ex) {
                 this.store.failed(ex);
@@ -367,19 +362,25 @@ final class ZookeeperEntry implements StoreEntry {
         String own = this.path;
         if (!end() || own == null) {
             if (own != null) {
-                this.store.deleteGuaranteed(own);
+                this.store.deleteGuaranteed(this.key, own);
             }
             return false;
         }
+        long changesAtSend = this.store.connectionChanges();
         CuratorEvent deleted;
         try {
-            deleted = this.store.await(this.store.deleteGuaranteed(own), Wait.timeout(this.store.requestTimeoutNanos(),
+            deleted = this.store.await(this.store.deleteGuaranteed(this.key, own), Wait.timeout(this.store.requestTimeoutNanos(),
                     false), "Releasing the lock entry", KeeperException.Code.NONODE);
         }
         catch (InterruptedException ex) {
             throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
         }
         if (deleted.getResultCode() == KeeperException.Code.OK.intValue()) {
+            return true;
+        }
+        if (this.store.connectionChanges() != changesAtSend && this.store.isStillServing(this.session)) {
+            // Curator resends a delete whose answer a connection loss took: the resend finds its own work done.
+            // The session lived on, so nothing but that delete removed the node.
             return true;
         }
         String reason = "its lock entry node was already gone from ZooKeeper at release";
@@ -393,7 +394,7 @@ final class ZookeeperEntry implements StoreEntry {
         end();
         String own = this.path;
         if (own != null) {
-            this.store.deleteGuaranteed(own);
+            this.store.deleteGuaranteed(this.key, own);
         }
     }
 

@@ -5,8 +5,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Where a namespace's locks live in ZooKeeper: one container node {@code <namespace>/#<escaped key>}
- * per lock, holding one ephemeral sequential entry per acquisition ({@code ...-e-<sequence>}; Curator's
- * protection prefix goes before it). The entry with the lowest sequence holds; its creation zxid is
+ * per lock, holding one ephemeral sequential entry per acquisition ({@code <tag>-e-<sequence>}, where
+ * the tag marks the registry that created it; Curator's protection prefix goes before it). The entry with the lowest sequence holds; its creation zxid is
  * its fence (a sequence restarts when ZooKeeper removes an empty container, a zxid never does).
  *
  * <p>In the escaped key {@code %}, {@code /} and {@code #} become {@code %25}, {@code %2F} and
@@ -20,6 +20,9 @@ final class ZookeeperKeyspace {
     static final String LOCK_MARKER = "#";
 
     static final String ENTRY_PREFIX = "e-";
+
+    /** ZooKeeper appends a sequential node's counter as ten digits. */
+    private static final int SEQUENCE_DIGITS = 10;
 
     private static final KeyEscaper ESCAPER = new KeyEscaper("/#", ZookeeperKeyspace::refusedByZookeeper);
 
@@ -73,9 +76,23 @@ final class ZookeeperKeyspace {
         return this.namespace + "/" + LOCK_MARKER + ESCAPER.escape(lockKey);
     }
 
-    /** @return the path an entry is created at (ZooKeeper appends the sequence) */
-    String entryPath(String lockKey) {
-        return lockNode(lockKey) + "/" + ENTRY_PREFIX;
+    /**
+     * @param tag the creating registry's mark, so that it can recognise its own entries in a queue
+     * @return the path an entry is created at (ZooKeeper appends the sequence)
+     */
+    String entryPath(String lockKey, String tag) {
+        return lockNode(lockKey) + "/" + tag + "-" + ENTRY_PREFIX;
+    }
+
+    /**
+     * @param child a child of a lock node
+     * @return whether it is an entry created with {@code tag} (see {@link #entryPath})
+     */
+    static boolean isTaggedEntry(String child, String tag) {
+        String marker = tag + "-" + ENTRY_PREFIX;
+        int at = child.length() - SEQUENCE_DIGITS - marker.length();
+        return sequenceOf(child) >= 0 && at >= 0 && child.startsWith(marker, at)
+                && (at == 0 || child.charAt(at - 1) == '-');
     }
 
     /**
@@ -92,7 +109,7 @@ final class ZookeeperKeyspace {
      */
     static long sequenceOf(String child) {
         int marker = child.lastIndexOf(ENTRY_PREFIX);
-        if (marker < 0 || child.length() - marker - ENTRY_PREFIX.length() != 10) {
+        if (marker < 0 || child.length() - marker - ENTRY_PREFIX.length() != SEQUENCE_DIGITS) {
             return -1;
         }
         try {

@@ -84,6 +84,16 @@ public final class ZookeeperLockRegistry extends CoreLockRegistry implements Aut
         return core().waitingThreadCount(key);
     }
 
+    /** @return the mark in the names of this registry's entries */
+    String entryTag() {
+        return zookeeper().tag();
+    }
+
+    /** @return whether a create of an entry of the lock is waiting for its answer */
+    boolean isCreateInFlight(String key) {
+        return zookeeper().isCreateInFlight(key);
+    }
+
     ZookeeperKeyspace keyspace() {
         return zookeeper().keyspace();
     }

@@ -6,10 +6,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.distlock.LockSnapshot;
@@ -26,9 +29,13 @@ import io.github.distlock.store.StoreUnavailableException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.api.CuratorEventType;
+import org.apache.curator.framework.api.CuratorListener;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -45,6 +52,11 @@ import org.slf4j.LoggerFactory;
  * session timeout after its last answer, so that is no later than one session timeout after the
  * last contact), unless the same session reconnects first; a new session (after expiry) loses
  * every hold of the old one at once.
+ *
+ * <p>Entries no acquisition answers for (see {@link EntrySweeper}): entry names carry this
+ * store's tag; a tagged node that is not owned, seen while no create of its lock is pending, is
+ * deleted, by a waiter reading its queue and by the maintenance thread on suspect locks (a create
+ * that failed, spanned a connection change or was never answered; a delete never answered).
  */
 final class ZookeeperLockStore implements LockStore {
 
@@ -52,6 +64,8 @@ final class ZookeeperLockStore implements LockStore {
 
     /** How long a giving-up acquisition waits for ZooKeeper to confirm its entry's removal. */
     private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    private static final long SWEEP_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final CuratorFramework client;
 
@@ -72,6 +86,24 @@ final class ZookeeperLockStore implements LockStore {
     private final ReentrantLock sessionStart = new ReentrantLock();
 
     private final ConnectionStateListener connectionStates = (client, state) -> stateChanged(state);
+
+    /** Finds this store's entries that no acquisition answers for. */
+    private final EntrySweeper sweeper;
+
+    /**
+     * Counts connection events: those ZooKeeper delivers on its event thread, in order with the
+     * answers to calls (when the client lets us listen there), and Curator's state changes.
+     */
+    private final AtomicLong connectionChanges = new AtomicLong();
+
+    private final CuratorListener connectionEvents = (client, event) -> {
+        if (event.getType() == CuratorEventType.WATCHED && event.getWatchedEvent() != null
+                && event.getWatchedEvent().getType() == Watcher.Event.EventType.None) {
+            this.connectionChanges.incrementAndGet();
+        }
+    };
+
+    private final boolean listensToConnectionEvents;
 
     private volatile @Nullable ZookeeperSession session;
 
@@ -96,7 +128,30 @@ final class ZookeeperLockStore implements LockStore {
             thread.setDaemon(true);
             return thread;
         });
+        byte[] random = new byte[6];
+        new SecureRandom().nextBytes(random);
+        // Beyond every wait on a call: an acquisition's (one request timeout) and a release's.
+        this.sweeper = new EntrySweeper(HexFormat.of().formatHex(random), 2 * this.requestTimeoutNanos);
         client.getConnectionStateListenable().addListener(this.connectionStates);
+        this.listensToConnectionEvents = listenToConnectionEvents(client);
+        this.maintenance.scheduleWithFixedDelay(this::sweepSuspectLocks, SWEEP_PERIOD_NANOS, SWEEP_PERIOD_NANOS,
+                TimeUnit.NANOSECONDS);
+    }
+
+    /** @return false on a namespace facade, which offers no listener of ZooKeeper's own events */
+    private boolean listenToConnectionEvents(CuratorFramework curator) {
+        try {
+            curator.getCuratorListenable().addListener(this.connectionEvents);
+            return true;
+        }
+        catch (UnsupportedOperationException ex) {
+            return false;
+        }
+    }
+
+    /** @return a count that changes with every connection loss and reconnection */
+    long connectionChanges() {
+        return this.connectionChanges.get();
     }
 
     // ---- session -------------------------------------------------------------------------------
@@ -199,6 +254,7 @@ final class ZookeeperLockStore implements LockStore {
     }
 
     private void stateChanged(ConnectionState state) {
+        this.connectionChanges.incrementAndGet();
         ZookeeperSession current = this.session;
         switch (state) {
             case SUSPENDED -> {
@@ -302,18 +358,86 @@ final class ZookeeperLockStore implements LockStore {
     }
 
     /**
+     * Creates an entry node of this store (protected, so a create whose answer was lost is found
+     * rather than repeated when Curator retries it).
+     * @return completes with the create's event once its node, if any, is owned
+     */
+    CompletableFuture<CuratorEvent> createEntry(String key, byte[] value, Stat stat) {
+        long token = this.sweeper.createStarted(key);
+        long changesAtStart = this.connectionChanges.get();
+        return background(callback -> this.client.create()
+            .storingStatIn(stat)
+            .creatingParentContainersIfNeeded()
+            .withProtection()
+            .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+            .inBackground(callback)
+            .forPath(this.keyspace.entryPath(key, this.sweeper.tag()), value)).whenComplete((event, failure) -> {
+                String created = (event != null && event.getResultCode() == KeeperException.Code.OK.intValue())
+                        ? event.getName() : null;
+                this.sweeper.createEnded(token, key, created, (event != null && created == null)
+                        || this.connectionChanges.get() != changesAtStart);
+            });
+    }
+
+    /** The acquisition stopped waiting for its create's answer: whatever it created is for the sweeper. */
+    void createUnanswered(String key) {
+        this.sweeper.suspect(key);
+    }
+
+    /**
      * Deletes an entry node in the background until ZooKeeper confirms (Curator's guaranteed
      * delete, which retries while the session lives; an ephemeral node ends with its session).
      * @return completes when ZooKeeper confirmed (or the node was already gone)
      */
-    CompletableFuture<CuratorEvent> deleteGuaranteed(String path) {
-        return background(callback -> this.client.delete().guaranteed().inBackground(callback).forPath(path));
+    CompletableFuture<CuratorEvent> deleteGuaranteed(String key, String path) {
+        this.sweeper.deleteStarted(key, path);
+        return background(callback -> this.client.delete().guaranteed().inBackground(callback).forPath(path))
+            .whenComplete((event, failure) -> this.sweeper.deleteEnded(path));
+    }
+
+    /**
+     * Deletes the entries of this store in a lock's queue that no acquisition answers for.
+     * @param entries the lock node's children, read before this call
+     * @return how many were deleted
+     */
+    int sweepOrphans(String key, List<String> entries) {
+        return this.sweeper.sweep(key, this.keyspace.lockNode(key), entries, path -> {
+            logger.warn("Deleting lock entry {} of this registry on {}: no acquisition answers for it (a connection "
+                    + "loss took the answer to its create)", path, this.where);
+            deleteGuaranteed(key, path);
+        });
+    }
+
+    /** Expires calls left unanswered, and reads the queue of each suspect lock (without blocking this thread). */
+    private void sweepSuspectLocks() {
+        this.sweeper.expireStaleCalls();
+        ZookeeperSession current = this.session;
+        // A late create may still land a while after the connection change: keep looking until then.
+        long settle = Math.max(this.requestTimeoutNanos,
+                (current != null) ? TimeUnit.MILLISECONDS.toNanos(current.timeoutMillis) : 0);
+        this.sweeper.sweepSuspects(settle, (key, done) -> background(callback -> this.client.getChildren()
+            .inBackground(callback).forPath(this.keyspace.lockNode(key))).whenComplete((event, failure) -> {
+                int code = (event != null) ? event.getResultCode() : KeeperException.Code.SYSTEMERROR.intValue();
+                boolean read = code == KeeperException.Code.OK.intValue()
+                        || code == KeeperException.Code.NONODE.intValue();
+                done.accept(read && !this.sweeper.isCreatePending(key)
+                        && sweepOrphans(key, sortedEntries(event.getChildren())) == 0);
+            }));
+    }
+
+    boolean isCreateInFlight(String key) {
+        return this.sweeper.isCreatePending(key);
+    }
+
+    /** @return this store's mark in its entries' names */
+    String tag() {
+        return this.sweeper.tag();
     }
 
     /** Deletes an entry node and waits briefly for the confirmation, so the next waiter is not behind it. */
-    void deleteBeforeReturning(String path) {
+    void deleteBeforeReturning(String key, String path) {
         try {
-            StoreCalls.await(deleteGuaranteed(path), Wait.timeout(Math.min(this.requestTimeoutNanos,
+            StoreCalls.await(deleteGuaranteed(key, path), Wait.timeout(Math.min(this.requestTimeoutNanos,
                     GIVE_UP_CONFIRM_NANOS), false), "Removing the lock entry");
         }
         catch (StoreUnavailableException | InterruptedException ex) {
@@ -439,7 +563,7 @@ final class ZookeeperLockStore implements LockStore {
             for (ZookeeperEntry entry : open) {
                 String path = entry.path();
                 if (path != null) {
-                    deletions.add(deleteGuaranteed(path));
+                    deletions.add(deleteGuaranteed(entry.lockKey(), path));
                 }
             }
             try {
@@ -452,6 +576,9 @@ final class ZookeeperLockStore implements LockStore {
             }
         }
         this.client.getConnectionStateListenable().removeListener(this.connectionStates);
+        if (this.listensToConnectionEvents) {
+            this.client.getCuratorListenable().removeListener(this.connectionEvents);
+        }
         this.maintenance.shutdownNow();
     }
 
@@ -467,6 +594,20 @@ final class ZookeeperLockStore implements LockStore {
     @Override
     public long requestTimeoutNanos() {
         return this.requestTimeoutNanos;
+    }
+
+    /** @return whether {@code checked} was not lost and is still the client's session */
+    boolean isStillServing(ZookeeperSession checked) {
+        if (checkContact(checked)) {
+            return false;
+        }
+        try {
+            return this.client.getZookeeperClient().getZooKeeper().getSessionId() == checked.id
+                    && checked.lostReason() == null;
+        }
+        catch (Exception ex) {
+            return false;
+        }
     }
 
     /** Alive while connected, not lost, and still the client's session (its handle may have moved on). */

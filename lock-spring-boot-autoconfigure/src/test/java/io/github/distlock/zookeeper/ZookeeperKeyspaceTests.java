@@ -39,6 +39,21 @@ class ZookeeperKeyspaceTests {
                         "_c_b-e-0000000010");
     }
 
+    @Test
+    void anEntryNameTellsWhichRegistryCreatedIt() {
+        String entryPath = this.keyspace.entryPath("order/42", "b123651501f5");
+        assertThat(entryPath).isEqualTo("/distributed-lock/#order%2F42/b123651501f5-e-");
+        String created = "_c_713442c4-b118-480e-8b00-31296102641c-b123651501f5-e-0000000007";
+        assertThat(ZookeeperKeyspace.sequenceOf(created)).isEqualTo(7);
+        assertThat(ZookeeperKeyspace.isTaggedEntry(created, "b123651501f5")).isTrue();
+        assertThat(ZookeeperKeyspace.isTaggedEntry("b123651501f5-e-0000000007", "b123651501f5")).isTrue();
+        assertThat(ZookeeperKeyspace.isTaggedEntry(created, "0b123651501f")).isFalse();
+        assertThat(ZookeeperKeyspace.isTaggedEntry(created, "23651501f5")).as("a tag that ends another").isFalse();
+        assertThat(ZookeeperKeyspace.isTaggedEntry("_c_x-b123651501f5-e-00000007", "b123651501f5"))
+            .as("not a sequence").isFalse();
+        assertThat(ZookeeperKeyspace.isTaggedEntry("_c_x-e-0000000007", "b123651501f5")).isFalse();
+    }
+
     @ParameterizedTest
     @ValueSource(strings = { "", "relative", "/trailing/", "/a#b", "/a//b", "/a/./b", "/a/../b", "/a\u0001" })
     void badNamespacesAreRejectedWithTheValue(String namespace) {

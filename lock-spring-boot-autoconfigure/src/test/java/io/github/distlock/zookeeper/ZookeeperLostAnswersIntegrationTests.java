@@ -1,0 +1,197 @@
+package io.github.distlock.zookeeper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distlock.FencedLock;
+import io.github.distlock.store.EntryValue;
+import io.github.distlock.testsupport.BackgroundAcquirer;
+import io.github.distlock.testsupport.ZooKeeperEnsemble;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.CreateMode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Answers lost with a connection. Entries of a registry's live session that no acquisition answers
+ * for, as a create whose answer was lost leaves them (ZooKeeper applied it, the client never heard,
+ * and Curator's protection looked for it on a member that had not applied it yet): without their
+ * deletion they would block the lock for as long as the process lives; they are planted here
+ * through the registry's own client, with its entry tag, as such a create leaves them. And a
+ * release whose delete Curator resends after a reconnect, which finds the node gone.
+ */
+class ZookeeperLostAnswersIntegrationTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private static ZooKeeperEnsemble zookeeper;
+
+    private static CuratorFramework client;
+
+    private static CuratorFramework peerClient;
+
+    private static ZookeeperLockRegistry registry;
+
+    private static ZookeeperLockRegistry peer;
+
+    @BeforeAll
+    static void start() {
+        zookeeper = ZooKeeperEnsemble.standalone();
+        client = ZookeeperTestClients.started(zookeeper);
+        peerClient = ZookeeperTestClients.started(zookeeper);
+        registry = ZookeeperLockRegistry.builder(client).namespace("/orphans").ownerIdentity("registry")
+            .description(zookeeper.toString()).build();
+        peer = ZookeeperLockRegistry.builder(peerClient).namespace("/orphans").ownerIdentity("peer")
+            .description(zookeeper.toString()).build();
+    }
+
+    @AfterAll
+    static void stop() {
+        registry.close();
+        peer.close();
+        client.close();
+        peerClient.close();
+        zookeeper.close();
+    }
+
+    @Test
+    void aWaiterDeletesAnEntryOfItsRegistryThatNoAcquisitionAnswersFor() throws Exception {
+        String key = "orphan-" + UUID.randomUUID();
+        String orphan = plantOrphan(key);
+        FencedLock lock = registry.obtain(key, true);
+
+        assertThat(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("acquired behind the orphan").isTrue();
+        try {
+            assertThat(client.checkExists().forPath(orphan)).as("the orphan").isNull();
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void entriesOfAnotherRegistryOnTheSameSessionAreNotTakenForOrphans() throws Exception {
+        String key = "shared-session-" + UUID.randomUUID();
+        ZookeeperLockRegistry sameClient = ZookeeperLockRegistry.builder(client).namespace("/orphans")
+            .ownerIdentity("same-client").description(zookeeper.toString()).build();
+        try {
+            FencedLock held = sameClient.obtain(key, true);
+            assertThat(held.tryLock()).isTrue();
+            try {
+                FencedLock waiting = registry.obtain(key, true);
+                assertThat(waiting.tryLock(1, TimeUnit.SECONDS)).as("acquired while the other registry holds").isFalse();
+                assertThat(held.isLockedByCurrentThread()).isTrue();
+            }
+            finally {
+                held.unlock();
+            }
+        }
+        finally {
+            sameClient.close();
+        }
+    }
+
+    @Test
+    void anEntryLeftByACreateAcrossAConnectionLossIsDeletedWithoutAWaiter() throws Exception {
+        String key = "across-" + UUID.randomUUID();
+        FencedLock lock = registry.obtain(key, true);
+        CountDownLatch suspended = new CountDownLatch(1);
+        // Listeners run in order on one thread: the registry's ran before this one sees SUSPENDED.
+        ConnectionStateListener listener = (curator, state) -> {
+            if (state == ConnectionState.SUSPENDED) {
+                suspended.countDown();
+            }
+        };
+        client.getConnectionStateListenable().addListener(listener);
+        // With its session started, the acquisition's first call is the create.
+        registry.connect().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            zookeeper.member(0).pause();
+            CompletableFuture<Long> acquired;
+            try {
+                acquired = BackgroundAcquirer.acquireAndRelease(lock, WAIT);
+                await().atMost(WAIT).until(() -> registry.isCreateInFlight(key));
+                client.getZookeeperClient().getZooKeeper().getTestable().closeSocket();
+                assertThat(suspended.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("suspended").isTrue();
+            }
+            finally {
+                zookeeper.member(0).resume();
+            }
+            acquired.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        finally {
+            client.getConnectionStateListenable().removeListener(listener);
+        }
+        // As if the create had also landed a second time, on a member that answered nobody.
+        String orphan = plantOrphan(key);
+
+        FencedLock peerLock = peer.obtain(key, true);
+        assertThat(peerLock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("the peer acquired").isTrue();
+        try {
+            assertThat(client.checkExists().forPath(orphan)).as("the orphan").isNull();
+        }
+        finally {
+            peerLock.unlock();
+        }
+    }
+
+    @Test
+    void aReleaseWhoseDeleteIsResentAfterAConnectionLossIsAReleaseNotALoss() throws Exception {
+        String key = "resent-" + UUID.randomUUID();
+        FencedLock lock = registry.obtain(key, true);
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<Void> released = new CompletableFuture<>();
+        Thread holder = new Thread(() -> {
+            try {
+                if (!lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    released.completeExceptionally(new IllegalStateException("not acquired"));
+                    return;
+                }
+                held.countDown();
+                release.await();
+                lock.unlock();
+                released.complete(null);
+            }
+            catch (Throwable ex) {
+                released.completeExceptionally(ex);
+            }
+        }, "resent-release-holder");
+        holder.start();
+        assertThat(held.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        zookeeper.member(0).pause();
+        try {
+            release.countDown();
+            // The delete is sent to the frozen server; its answer is lost with the connection.
+            await().atMost(WAIT).until(() -> Arrays.stream(holder.getStackTrace()).anyMatch(frame ->
+                    frame.getClassName().equals(ZookeeperEntry.class.getName()) && frame.getMethodName().equals("release")));
+            // Handed to the client's send queue before the holder blocked: give the client a moment to write it.
+            Thread.sleep(200);
+            client.getZookeeperClient().getZooKeeper().getTestable().closeSocket();
+        }
+        finally {
+            zookeeper.member(0).resume();
+        }
+        released.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(registry.describeLock(key, 10).holder()).isNull();
+    }
+
+    /** @return the path of a new entry of {@link #registry}'s session that the registry knows nothing of */
+    private static String plantOrphan(String key) throws Exception {
+        return client.create().creatingParentContainersIfNeeded().withProtection()
+            .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+            .forPath(registry.keyspace().entryPath(key, registry.entryTag()), EntryValue.encode("registry", "a-lost-create", System.currentTimeMillis())
+                .getBytes(StandardCharsets.UTF_8));
+    }
+}
