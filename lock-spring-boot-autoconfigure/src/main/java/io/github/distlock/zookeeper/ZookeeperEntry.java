@@ -37,6 +37,8 @@ final class ZookeeperEntry implements StoreEntry {
 
     private static final long MIN_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    private static final long OWN_NODE_WATCH_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private final ZookeeperLockStore store;
 
     private final ZookeeperSession session;
@@ -92,6 +94,9 @@ final class ZookeeperEntry implements StoreEntry {
         }
         Stat stat = new Stat();
         CompletableFuture<CuratorEvent> create = this.store.createEntry(this.key, this.value, stat);
+        // Sent right behind the create on the same session, so ZooKeeper answers it after applying the create:
+        // an uncontended acquisition learns that it holds without another round trip.
+        CompletableFuture<CuratorEvent> firstRead = readQueue();
         CuratorEvent created;
         try {
             created = this.store.await(create, attempt.atMost(this.store.requestTimeoutNanos()), "Creating the lock entry");
@@ -126,7 +131,7 @@ final class ZookeeperEntry implements StoreEntry {
         }
         boolean owned = false;
         try {
-            owned = awaitTurn(wait, attempt);
+            owned = awaitTurn(wait, attempt, firstRead);
             return owned;
         }
         finally {
@@ -164,9 +169,20 @@ final class ZookeeperEntry implements StoreEntry {
         }
     }
 
-    private boolean awaitTurn(Wait wait, Wait attempt) throws EntryLostException, InterruptedException {
+    private CompletableFuture<CuratorEvent> readQueue() {
+        return this.store.background(callback -> this.store.client().getChildren().inBackground(callback)
+            .forPath(this.store.keyspace().lockNode(this.key)));
+    }
+
+    /**
+     * @param pipelinedRead a read of the queue sent right after the create: used if it shows the
+     * entry (it misses it when Curator had to create the lock node first, or retried the create)
+     */
+    private boolean awaitTurn(Wait wait, Wait attempt, CompletableFuture<CuratorEvent> pipelinedRead)
+            throws EntryLostException, InterruptedException {
         String lockNode = this.store.keyspace().lockNode(this.key);
         String own = nameOf(this.path);
+        @Nullable CompletableFuture<CuratorEvent> pipelined = pipelinedRead;
         boolean first = true;
         while (true) {
             throwIfLost();
@@ -174,10 +190,15 @@ final class ZookeeperEntry implements StoreEntry {
             first = false;
             List<String> queue;
             try {
-                CuratorEvent children = this.store.await(this.store.background(callback -> this.store.client()
-                    .getChildren().inBackground(callback).forPath(lockNode)), bound, "Reading the lock queue",
-                        KeeperException.Code.NONODE);
-                queue = ZookeeperLockStore.sortedEntries(children.getChildren());
+                boolean wasPipelined = pipelined != null;
+                CompletableFuture<CuratorEvent> read = (pipelined != null) ? pipelined : readQueue();
+                pipelined = null;
+                queue = ZookeeperLockStore.sortedEntries(this.store.await(read, bound, "Reading the lock queue",
+                        KeeperException.Code.NONODE).getChildren());
+                if (wasPipelined && !queue.contains(own)) {
+                    queue = ZookeeperLockStore.sortedEntries(this.store.await(readQueue(), bound,
+                            "Reading the lock queue", KeeperException.Code.NONODE).getChildren());
+                }
                 this.store.sweepOrphans(this.key, queue);
             }
             catch (StoreUnavailableException ex) {
@@ -276,11 +297,19 @@ final class ZookeeperEntry implements StoreEntry {
         finally {
             this.lock.unlock();
         }
-        watchOwnNode(ownPath);
+        // Not at once: the watch would delay a short hold's release by a round trip; a short hold learns it at release.
+        this.store.runLater(OWN_NODE_WATCH_DELAY_NANOS, () -> {
+            if (isHolding()) {
+                watchOwnNode(ownPath);
+            }
+        });
         return true;
     }
 
-    /** A holder learns of its node's deletion (by an operator, say) from a watch on it. */
+    /**
+     * A holder learns of its node's deletion (by an operator, say) from a watch on it, set
+     * {@link #OWN_NODE_WATCH_DELAY_NANOS} into the hold.
+     */
     private void watchOwnNode(String ownPath) {
         this.store.background(callback -> this.store.client().checkExists().usingWatcher((Watcher) event -> {
             if (event.getType() == Watcher.Event.EventType.NodeDeleted) {

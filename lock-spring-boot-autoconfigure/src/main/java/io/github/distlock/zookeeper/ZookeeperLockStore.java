@@ -10,6 +10,7 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -377,6 +378,16 @@ final class ZookeeperLockStore implements LockStore {
                 this.sweeper.createEnded(token, key, created, (event != null && created == null)
                         || this.connectionChanges.get() != changesAtStart);
             });
+    }
+
+    /** Runs {@code task} on the maintenance thread after {@code delayNanos}; it must not block. */
+    void runLater(long delayNanos, Runnable task) {
+        try {
+            this.maintenance.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // Closed: every entry was deleted and has ended.
+        }
     }
 
     /** The acquisition stopped waiting for its create's answer: whatever it created is for the sweeper. */
