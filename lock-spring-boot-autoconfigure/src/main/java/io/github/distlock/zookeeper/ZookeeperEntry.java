@@ -66,6 +66,9 @@ final class ZookeeperEntry implements StoreEntry {
     /** A watch fired (the predecessor changed or the connection did): read the queue again. */
     private boolean recheck;
 
+    /** The head of the queue, just ahead of this entry, was deleted: this entry holds. */
+    private boolean headDeleted;
+
     ZookeeperEntry(ZookeeperLockStore store, ZookeeperSession session, String key, byte[] value) {
         this.store = store;
         this.session = session;
@@ -218,7 +221,11 @@ final class ZookeeperEntry implements StoreEntry {
                 return becomeHolder(lockNode + "/" + own);
             }
             String predecessor = lockNode + "/" + queue.get(index - 1);
-            Watcher watcher = this::watchFired;
+            // Invariant: no entry is ever created below an existing one, and the lock node cannot go while this
+            // entry is in it, so once the head just ahead of this entry is deleted, this entry is the head: the
+            // handoff needs no second read of the queue.
+            boolean predecessorIsHead = index == 1;
+            Watcher watcher = event -> watchFired(event, predecessorIsHead);
             CuratorEvent before;
             try {
                 before = this.store.await(this.store.background(callback -> this.store.client().getData()
@@ -234,6 +241,9 @@ final class ZookeeperEntry implements StoreEntry {
                 continue;
             }
             if (before.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                if (predecessorIsHead) {
+                    return becomeHolder(lockNode + "/" + own);
+                }
                 continue;
             }
             if (before.getData() != null) {
@@ -242,14 +252,32 @@ final class ZookeeperEntry implements StoreEntry {
             if (!awaitChange(wait)) {
                 return false;
             }
+            if (takeHeadDeleted()) {
+                return becomeHolder(lockNode + "/" + own);
+            }
         }
     }
 
-    private void watchFired(WatchedEvent event) {
+    private void watchFired(WatchedEvent event, boolean onHead) {
         this.lock.lock();
         try {
+            if (onHead && event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                this.headDeleted = true;
+            }
             this.recheck = true;
             this.changed.signalAll();
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    private boolean takeHeadDeleted() {
+        this.lock.lock();
+        try {
+            boolean deleted = this.headDeleted;
+            this.headDeleted = false;
+            return deleted;
         }
         finally {
             this.lock.unlock();
