@@ -18,7 +18,8 @@ import io.github.distlock.testsupport.EtcdCluster;
  * only when the harness itself fails.
  *
  * <p>Run with {@code mvn -B -q -Pbenchmarks -pl lock-spring-boot-autoconfigure -am verify}; add
- * {@code -Dbench.store=redis} for the Redis benchmarks ({@link RedisBenchmark}) instead.
+ * {@code -Dbench.store=redis} for the Redis benchmarks ({@link RedisBenchmark}) or
+ * {@code -Dbench.store=zookeeper} for the ZooKeeper ones ({@link ZookeeperBenchmark}) instead.
  */
 public final class BenchmarkMain {
 
@@ -33,8 +34,12 @@ public final class BenchmarkMain {
             redis();
             return;
         }
+        if (args.length > 0 && args[0].equals("zookeeper")) {
+            zookeeper();
+            return;
+        }
         if (args.length > 0 && !args[0].equals("etcd")) {
-            throw new IllegalArgumentException("Unknown store '" + args[0] + "': etcd or redis");
+            throw new IllegalArgumentException("Unknown store '" + args[0] + "': etcd, redis or zookeeper");
         }
         long started = System.nanoTime();
         // Other work on the machine skews every number; the load average tells the reader whether there was any.
@@ -75,6 +80,22 @@ public final class BenchmarkMain {
                 Runtime.getRuntime().availableProcessors(), cpuModel(), System.getProperty("java.vm.name"),
                 System.getProperty("java.runtime.version"), version, org.redisson.Version.class.getPackage()
                     .getImplementationVersion(), (System.nanoTime() - started) / 1e9, loadAtStart, loadAverage()));
+        table.print(System.out);
+    }
+
+    /** The ZooKeeper benchmarks ({@link ZookeeperBenchmark}) and their table. */
+    private static void zookeeper() throws Exception {
+        long started = System.nanoTime();
+        String loadAtStart = loadAverage();
+        ResultTable table = new ResultTable();
+        String version = ZookeeperBenchmark.run(table);
+        System.out.println();
+        System.out.println(String.format(Locale.ROOT, "distlock ZooKeeper benchmarks: %d cores%s, %s %s, ZooKeeper %s "
+                + "(standalone, loopback, fsync on), Curator %s; run took %.0f s; load average %s at start, %s at end",
+                Runtime.getRuntime().availableProcessors(), cpuModel(), System.getProperty("java.vm.name"),
+                System.getProperty("java.runtime.version"), version,
+                org.apache.curator.framework.CuratorFramework.class.getPackage().getImplementationVersion(),
+                (System.nanoTime() - started) / 1e9, loadAtStart, loadAverage()));
         table.print(System.out);
     }
 

@@ -41,17 +41,11 @@ final class RedisBenchmark {
 
     private static final int PROCESSES = 4;
 
-    private static final long RAMP_UP_NANOS = TimeUnit.MILLISECONDS.toNanos(1_500);
-
     private static final long WINDOW_NANOS = TimeUnit.SECONDS.toNanos(6);
 
     private static final long WARMUP_RUN_NANOS = TimeUnit.SECONDS.toNanos(4);
 
-    private static final long WIND_DOWN_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
-
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
-
-    private static final Duration LOOP_TIMEOUT = Duration.ofSeconds(60);
 
     private static final String COMPARE_AND_DELETE =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
@@ -163,7 +157,7 @@ final class RedisBenchmark {
             for (JvmProcess worker : workers) {
                 worker.awaitLine(line -> line.startsWith("READY"), START_TIMEOUT);
             }
-            Windows windows = new Windows(workers, directory);
+            ContentionWindows windows = new ContentionWindows("redis R2/R3", workers, directory);
             System.out.println("[bench] redis R2/R3: warming up the workers (not counted)");
             for (String mode : List.of("fair", "unfair", "redisson-lock", "redisson-fair")) {
                 windows.measure(mode, WARMUP_RUN_NANOS, new Contention(PROCESSES));
@@ -205,44 +199,6 @@ final class RedisBenchmark {
         finally {
             workers.forEach(JvmProcess::close);
             HandoffScenario.deleteRecursively(directory);
-        }
-    }
-
-    /** Contention windows across the worker processes. */
-    private static final class Windows {
-
-        private final List<JvmProcess> workers;
-
-        private final Path directory;
-
-        private int runs;
-
-        Windows(List<JvmProcess> workers, Path directory) {
-            this.workers = workers;
-            this.directory = directory;
-        }
-
-        void measure(String mode, long windowNanos, Contention into) throws Exception {
-            String run = mode + "-" + (++this.runs);
-            System.out.println("[bench] redis R2/R3: " + run + ", " + PROCESSES + " processes, "
-                    + TimeUnit.NANOSECONDS.toSeconds(windowNanos) + " s");
-            long windowStart = System.nanoTime() + RAMP_UP_NANOS;
-            long windowEnd = windowStart + windowNanos;
-            List<Path> files = new ArrayList<>();
-            for (int i = 0; i < PROCESSES; i++) {
-                Path file = this.directory.resolve(run + "-" + i + ".txt");
-                files.add(file);
-                this.workers.get(i).sendLine(String.join(" ", "LOOP", run, mode, "contended",
-                        Long.toString(windowStart), Long.toString(windowEnd), Long.toString(windowEnd + WIND_DOWN_NANOS),
-                        file.toString()));
-            }
-            HandoffScenario.sleepUntil(windowEnd);
-            for (JvmProcess worker : this.workers) {
-                worker.awaitLine(line -> line.startsWith("DONE " + run + " "), LOOP_TIMEOUT);
-            }
-            long acquisitions = into.add(files, windowNanos, 0);
-            System.out.println(ResultTable.number("[bench] %s: %.0f acquisitions/s", run,
-                    acquisitions / (windowNanos / 1e9)));
         }
     }
 }
