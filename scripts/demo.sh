@@ -9,10 +9,14 @@
 # etcd on free loopback ports with a temporary data directory, and runs the demo
 # (io.github.distlock.sample.demo). With --store redis it does the same with Redis (Debian's
 # redis-server, one server without persistence) and runs the demo with distributed-lock.store=redis.
+# With --store zookeeper it runs one standalone ZooKeeper server instead: the zookeeper jar of the
+# build's version from the local Maven repository (class path from scripts/zookeeper-server/pom.xml,
+# as the tests' ZooKeeperEnsemble runs it; no ZooKeeper installation needed), and the demo with
+# distributed-lock.store=zookeeper.
 # On exit, also on failure or Ctrl-C, it stops the server and the demo's JVMs and deletes the
 # temporary directory.
 #
-# Usage: scripts/demo.sh [--store etcd|redis] [--demo.workers=3] [--demo.hold=500ms] ...   (any sample-app property)
+# Usage: scripts/demo.sh [--store etcd|redis|zookeeper] [--demo.workers=3] [--demo.hold=500ms] ...   (any sample-app property)
 # Environment: DEMO_SKIP_BUILD=1 reuses sample-app/target/sample-app-*.jar; ETCD_BIN and REDIS_BIN pick
 # the server binaries.
 set -euo pipefail
@@ -26,18 +30,19 @@ elif [[ "${1:-}" == --store ]]; then
     STORE="${2:-}"
     shift $(($# > 1 ? 2 : 1))
 fi
-if [[ "$STORE" != etcd && "$STORE" != redis ]]; then
-    echo "error: --store must be etcd or redis, not '$STORE'" >&2
+if [[ "$STORE" != etcd && "$STORE" != redis && "$STORE" != zookeeper ]]; then
+    echo "error: --store must be etcd, redis or zookeeper, not '$STORE'" >&2
     exit 1
 fi
 
+# ZooKeeper needs no installation: its server is a jar that Maven fetches (start_zookeeper below).
 if [[ "$STORE" == redis ]]; then
     scripts/ensure-installed.sh REDIS_BIN redis-server redis-server
     REDIS="${REDIS_BIN:-}"
     if [[ -z "$REDIS" ]]; then
         REDIS="$(command -v redis-server || echo /usr/bin/redis-server)"
     fi
-else
+elif [[ "$STORE" == etcd ]]; then
     scripts/ensure-installed.sh ETCD_BIN etcd etcd-server
     ETCD="${ETCD_BIN:-}"
     if [[ -z "$ETCD" ]]; then
@@ -48,6 +53,7 @@ fi
 WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/distlock-demo.XXXXXX")"
 ETCD_PID=""
 REDIS_PID=""
+ZOOKEEPER_PID=""
 DEMO_PID=""
 trap 'rm -rf "$WORK_DIR"' EXIT
 
@@ -86,6 +92,7 @@ cleanup() {
     [[ -n "$DEMO_PID" ]] && stop_process "$DEMO_PID" 150
     [[ -n "$ETCD_PID" ]] && stop_process "$ETCD_PID" 50
     [[ -n "$REDIS_PID" ]] && stop_process "$REDIS_PID" 50
+    [[ -n "$ZOOKEEPER_PID" ]] && stop_process "$ZOOKEEPER_PID" 50
     rm -rf "$WORK_DIR"
     exit "$status"
 }
@@ -150,7 +157,75 @@ start_redis() {
     exit 1
 }
 
-if [[ "$STORE" == redis ]]; then
+zookeeper_ready() {
+    local reply
+    reply="$( (exec 3<>"/dev/tcp/127.0.0.1/$ZOOKEEPER_PORT" \
+        && printf 'srvr' >&3 \
+        && timeout 2 cat <&3) 2>/dev/null)" || return 1
+    [[ "$reply" == *'Mode: standalone'* ]]
+}
+
+# Starts a standalone ZooKeeper server (the zookeeper jar of the build's version, run as a JVM) on a
+# loopback port with its data in the temporary directory; retries with another port if one was taken
+# between the check and the bind.
+start_zookeeper() {
+    local classpath_file="$WORK_DIR/zookeeper.classpath" home="$WORK_DIR/zookeeper"
+    if ! mvn -B -q -ntp -Dstyle.color=never -f scripts/zookeeper-server/pom.xml dependency:build-classpath \
+            -Dmdep.outputFile="$classpath_file" >"$WORK_DIR/zookeeper-classpath.log" 2>&1; then
+        sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$WORK_DIR/zookeeper-classpath.log" >&2
+        echo "error: Maven could not resolve the ZooKeeper server's class path (scripts/zookeeper-server/pom.xml)" >&2
+        exit 1
+    fi
+    mkdir -p "$home/data"
+    # The server logs to a file, not to the demo's output.
+    cat >"$home/logback.xml" <<LOGBACK
+<configuration>
+  <appender name="FILE" class="ch.qos.logback.core.FileAppender">
+    <file>$home/zookeeper.log</file>
+    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="INFO"><appender-ref ref="FILE"/></root>
+</configuration>
+LOGBACK
+    for attempt in 1 2 3; do
+        ZOOKEEPER_PORT="$(random_free_port)"
+        cat >"$home/zoo.cfg" <<ZOOCFG
+tickTime=2000
+dataDir=$home/data
+clientPort=$ZOOKEEPER_PORT
+clientPortAddress=127.0.0.1
+admin.enableServer=false
+4lw.commands.whitelist=srvr
+maxClientCnxns=0
+ZOOCFG
+        (exec java -Xmx256m -XX:+UseSerialGC -XX:-UsePerfData -Dzookeeper.jmx.log4j.disable=true \
+            -Dlogback.configurationFile="$home/logback.xml" -cp "$(cat "$classpath_file")" \
+            org.apache.zookeeper.server.ZooKeeperServerMain "$home/zoo.cfg") >"$WORK_DIR/zookeeper.out" 2>&1 &
+        ZOOKEEPER_PID=$!
+        for _ in {1..300}; do
+            if zookeeper_ready; then
+                return 0
+            fi
+            kill -0 "$ZOOKEEPER_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        echo "ZooKeeper did not start (attempt $attempt); last lines of its log:" >&2
+        tail -n 5 "$home/zookeeper.log" "$WORK_DIR/zookeeper.out" >&2 || true
+        stop_process "$ZOOKEEPER_PID" 20
+        ZOOKEEPER_PID=""
+    done
+    echo "error: could not start ZooKeeper (java -cp <zookeeper jars> ZooKeeperServerMain)" >&2
+    exit 1
+}
+
+if [[ "$STORE" == zookeeper ]]; then
+    start_zookeeper
+    ZOOKEEPER_VERSION="$(tr ':' '\n' <"$WORK_DIR/zookeeper.classpath" | sed -n 's|.*/zookeeper-\([0-9][0-9.]*\)\.jar$|\1|p' | head -n 1)"
+    echo "ZooKeeper $ZOOKEEPER_VERSION running on 127.0.0.1:$ZOOKEEPER_PORT (standalone, data in $WORK_DIR/zookeeper)"
+    java -XX:-UsePerfData -jar "$JAR" --spring.profiles.active=demo --distributed-lock.store=zookeeper \
+        --distributed-lock.zookeeper.connect-string="127.0.0.1:$ZOOKEEPER_PORT" "$@" &
+    DEMO_PID=$!
+elif [[ "$STORE" == redis ]]; then
     start_redis
     REDIS_VERSION="$("$REDIS" --version 2>/dev/null | sed -n 's/.* v=\([^ ]*\).*/\1/p' || true)"
     echo "redis-server $REDIS_VERSION running on 127.0.0.1:$REDIS_PORT (no persistence, files in $WORK_DIR)"

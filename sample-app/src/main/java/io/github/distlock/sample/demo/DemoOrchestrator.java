@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.autoconfigure.DistributedLockProperties;
 import io.github.distlock.autoconfigure.DistributedLockProperties.Store;
+import io.github.distlock.autoconfigure.DistributedLockProperties.Zookeeper;
 import io.github.distlock.sample.SampleApplication;
 import org.springframework.boot.CommandLineRunner;
 import org.springframework.boot.ExitCodeGenerator;
@@ -48,8 +49,8 @@ import org.springframework.stereotype.Component;
  *
  * <p>Exit code: 0 when both runs completed and the fair run kept arrival order; 2 when the fair
  * run broke arrival order or the lock was ever held twice; 1 when the lock store (etcd, or Redis
- * with {@code distributed-lock.store=redis}) was unreachable or a
- * process failed.
+ * or ZooKeeper with {@code distributed-lock.store=redis} or {@code zookeeper}) was unreachable or
+ * a process failed.
  */
 @Component
 @Profile("demo")
@@ -99,9 +100,11 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
     @Override
     public void run(String... args) throws InterruptedException {
         if (!storeReachable()) {
-            System.err.println(storeDescription() + " is not reachable: start it or set " + (redis()
-                    ? "--spring.data.redis.host and --spring.data.redis.port (scripts/demo.sh --store redis starts one)"
-                    : "--distributed-lock.etcd.endpoints (scripts/demo.sh starts one for you)"));
+            System.err.println(storeDescription() + " is not reachable: start it or set " + switch (store()) {
+                case REDIS -> "--spring.data.redis.host and --spring.data.redis.port (scripts/demo.sh --store redis starts one)";
+                case ZOOKEEPER -> "--distributed-lock.zookeeper.connect-string (scripts/demo.sh --store zookeeper starts one)";
+                default -> "--distributed-lock.etcd.endpoints (scripts/demo.sh starts one for you)";
+            });
             this.exitCode = 1;
             return;
         }
@@ -256,25 +259,43 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
         }
     }
 
-    private boolean redis() {
-        return this.locks.getStore() == Store.REDIS;
+    private Store store() {
+        return this.locks.getStore();
     }
 
     private String storeName() {
-        return redis() ? "Redis" : "etcd";
+        return switch (store()) {
+            case REDIS -> "Redis";
+            case ZOOKEEPER -> "ZooKeeper";
+            default -> "etcd";
+        };
     }
 
     private String storeDescription() {
-        if (redis()) {
-            return "Redis at " + this.environment.getProperty("spring.data.redis.host", "localhost") + ":"
+        return switch (store()) {
+            case REDIS -> "Redis at " + this.environment.getProperty("spring.data.redis.host", "localhost") + ":"
                     + this.environment.getProperty("spring.data.redis.port", "6379");
-        }
-        return "etcd at " + String.join(",", this.locks.getEtcd().getEndpoints());
+            case ZOOKEEPER -> "ZooKeeper at " + this.locks.getZookeeper().getConnectString();
+            default -> "etcd at " + String.join(",", this.locks.getEtcd().getEndpoints());
+        };
     }
 
     /** The lock store settings the worker processes need to share this process's locks. */
     private List<String> storeArguments() {
-        if (!redis()) {
+        if (store() == Store.ZOOKEEPER) {
+            Zookeeper zookeeper = this.locks.getZookeeper();
+            List<String> arguments = new ArrayList<>(List.of("--distributed-lock.store=zookeeper",
+                    "--distributed-lock.zookeeper.connect-string=" + zookeeper.getConnectString(),
+                    "--distributed-lock.zookeeper.namespace=" + zookeeper.getNamespace(),
+                    "--distributed-lock.zookeeper.session-timeout=" + zookeeper.getSessionTimeout().toMillis() + "ms"));
+            // With credentials, the lock znodes are readable only by their user: the workers need the same.
+            if (zookeeper.getUsername() != null && zookeeper.getPassword() != null) {
+                arguments.add("--distributed-lock.zookeeper.username=" + zookeeper.getUsername());
+                arguments.add("--distributed-lock.zookeeper.password=" + zookeeper.getPassword());
+            }
+            return arguments;
+        }
+        if (store() != Store.REDIS) {
             return List.of("--distributed-lock.etcd.endpoints=" + String.join(",", this.locks.getEtcd().getEndpoints()),
                     "--distributed-lock.etcd.namespace=" + this.locks.getEtcd().getNamespace());
         }

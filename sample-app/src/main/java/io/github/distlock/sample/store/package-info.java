@@ -1,6 +1,7 @@
 /**
  * The sample's shared data, in the store that keeps the locks: etcd through the jetcd client the
- * starter configures, or Redis through Spring Boot's Redis connection.
+ * starter configures, Redis through Spring Boot's Redis connection, or ZooKeeper through the Curator
+ * client the starter configures.
  */
 @NullMarked
 package io.github.distlock.sample.store;
