@@ -1,10 +1,14 @@
 package io.github.distlock.bench;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.concurrent.locks.Lock;
 
 /** Acquisitions that returned inside the measurement window; the rest is warm-up or wind-down. */
 final class Records {
@@ -28,7 +32,7 @@ final class Records {
      * @param lock the lock
      * @param stopAt when to stop ({@link System#nanoTime()})
      */
-    void loop(java.util.concurrent.locks.Lock lock, long stopAt) {
+    void loop(Lock lock, long stopAt) {
         while (System.nanoTime() < stopAt) {
             lock.lock();
             long acquired = System.nanoTime();
@@ -48,6 +52,35 @@ final class Records {
         this.times[2 * this.count] = acquired;
         this.times[2 * this.count + 1] = released;
         this.count++;
+    }
+
+    /** Which lock a {@code LOOP} command's mode and key name. */
+    @FunctionalInterface
+    interface LockFor {
+
+        Lock lock(String mode, String key);
+    }
+
+    /**
+     * Serves {@code LOOP <run> <mode> <key> <window start> <window end> <stop at> <file>} commands
+     * from stdin until it ends: loops on the lock until {@code stop at}, writes the acquisitions
+     * inside the window to {@code file} and prints {@code DONE <run> <count>}.
+     */
+    static void serveLoopCommands(LockFor locks) throws IOException {
+        BufferedReader commands = new BufferedReader(
+                new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String command;
+        while ((command = commands.readLine()) != null) {
+            String[] words = command.trim().split(" ");
+            if (!words[0].equals("LOOP") || words.length != 8) {
+                throw new IllegalArgumentException("unknown command: " + command);
+            }
+            Lock lock = locks.lock(words[2], words[3]);
+            Records records = new Records(Long.parseLong(words[4]), Long.parseLong(words[5]));
+            records.loop(lock, Long.parseLong(words[6]));
+            records.writeTo(Path.of(words[7]));
+            System.out.println("DONE " + words[1] + " " + records.count);
+        }
     }
 
     void writeTo(Path file) throws IOException {

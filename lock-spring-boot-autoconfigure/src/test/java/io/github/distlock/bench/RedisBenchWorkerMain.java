@@ -1,11 +1,6 @@
 package io.github.distlock.bench;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.locks.Lock;
 
 import io.github.distlock.redis.RedisLockRegistry;
 import io.lettuce.core.RedisClient;
@@ -42,27 +37,13 @@ public final class RedisBenchWorkerMain {
         config.useSingleServer().setAddress(args[0]);
         RedissonClient redisson = Redisson.create(config);
         System.out.println("READY " + args[3]);
-        BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String command;
-        while ((command = commands.readLine()) != null) {
-            String[] words = command.trim().split(" ");
-            if (!words[0].equals("LOOP")) {
-                throw new IllegalArgumentException("unknown command: " + command);
-            }
-            String key = words[3];
-            Lock lock = switch (words[2]) {
-                case "fair" -> registry.obtain(key, true);
-                case "unfair" -> registry.obtain(key, false);
-                case "redisson-lock" -> redisson.getLock("bench-redisson:" + key);
-                case "redisson-fair" -> redisson.getFairLock("bench-redisson-fair:" + key);
-                default -> throw new IllegalArgumentException("unknown mode: " + words[2]);
-            };
-            Records records = new Records(Long.parseLong(words[4]), Long.parseLong(words[5]));
-            long stopAt = Long.parseLong(words[6]);
-            records.loop(lock, stopAt);
-            records.writeTo(Path.of(words[7]));
-            System.out.println("DONE " + words[1] + " " + records.count);
-        }
+        Records.serveLoopCommands((mode, key) -> switch (mode) {
+            case "fair" -> registry.obtain(key, true);
+            case "unfair" -> registry.obtain(key, false);
+            case "redisson-lock" -> redisson.getLock("bench-redisson:" + key);
+            case "redisson-fair" -> redisson.getFairLock("bench-redisson-fair:" + key);
+            default -> throw new IllegalArgumentException("unknown mode: " + mode);
+        });
         registry.close();
         redisson.shutdown();
         client.shutdown();

@@ -1,9 +1,5 @@
 package io.github.distlock.bench;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -39,27 +35,13 @@ public final class ZookeeperBenchWorkerMain {
         registry.connect().get();
         Map<String, Lock> mutexes = new HashMap<>();
         System.out.println("READY " + args[2]);
-        BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String command;
-        while ((command = commands.readLine()) != null) {
-            String[] words = command.trim().split(" ");
-            if (!words[0].equals("LOOP")) {
-                throw new IllegalArgumentException("unknown command: " + command);
-            }
-            String key = words[3];
-            Lock lock = switch (words[2]) {
-                case "fair" -> registry.obtain(key, true);
-                case "unfair" -> registry.obtain(key, false);
-                case "curator-mutex" -> mutexes.computeIfAbsent(key,
-                        k -> new CuratorMutex(new InterProcessMutex(client, "/bench-curator/" + k)));
-                default -> throw new IllegalArgumentException("unknown mode: " + words[2]);
-            };
-            Records records = new Records(Long.parseLong(words[4]), Long.parseLong(words[5]));
-            long stopAt = Long.parseLong(words[6]);
-            records.loop(lock, stopAt);
-            records.writeTo(Path.of(words[7]));
-            System.out.println("DONE " + words[1] + " " + records.count);
-        }
+        Records.serveLoopCommands((mode, key) -> switch (mode) {
+            case "fair" -> registry.obtain(key, true);
+            case "unfair" -> registry.obtain(key, false);
+            case "curator-mutex" -> mutexes.computeIfAbsent(key,
+                    k -> new CuratorMutex(new InterProcessMutex(client, "/bench-curator/" + k)));
+            default -> throw new IllegalArgumentException("unknown mode: " + mode);
+        });
         registry.close();
         client.close();
     }

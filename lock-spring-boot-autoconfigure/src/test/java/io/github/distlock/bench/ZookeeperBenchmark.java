@@ -71,30 +71,7 @@ final class ZookeeperBenchmark {
             List<Lock> locks = List.of(registry.obtain("uncontended", false), registry.obtain("uncontended", true),
                     new ZookeeperBenchWorkerMain.CuratorMutex(new InterProcessMutex(client, "/bench-z1-curator")));
             List<Samples> samples = List.of(unfair, fair, curator);
-            for (int i = 0; i < WARMUP_CYCLES; i++) {
-                floorCycle(raw);
-                for (Lock lock : locks) {
-                    lock.lock();
-                    lock.unlock();
-                }
-            }
-            for (int round = 0; round < ROUNDS; round++) {
-                for (int turn = 0; turn <= locks.size(); turn++) {
-                    int which = (round + turn) % (locks.size() + 1);
-                    for (int i = 0; i < CYCLES_PER_ROUND; i++) {
-                        long start = System.nanoTime();
-                        if (which == locks.size()) {
-                            floorCycle(raw);
-                            floor.add(System.nanoTime() - start);
-                        }
-                        else {
-                            locks.get(which).lock();
-                            locks.get(which).unlock();
-                            samples.get(which).add(System.nanoTime() - start);
-                        }
-                    }
-                }
-            }
+            UncontendedRounds.measure(() -> floorCycle(raw), floor, locks, samples, WARMUP_CYCLES, ROUNDS, CYCLES_PER_ROUND);
         }
         finally {
             client.close();
