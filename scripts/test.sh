@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: unit tests, and integration tests against real etcd and Redis
-# processes that the tests start themselves. Installs Debian's etcd-server and redis-server first
-# if their binaries are not found.
+# Runs the whole test suite: unit tests, and integration tests against real etcd, Redis, PostgreSQL
+# and MariaDB processes that the tests start themselves. Installs Debian's etcd-server,
+# redis-server, postgresql and mariadb-server first if their binaries are not found, without
+# starting their system servers (scripts/ensure-installed.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure-installed.sh ETCD_BIN etcd etcd-server
 scripts/ensure-installed.sh REDIS_BIN redis-server redis-server
+scripts/ensure-installed.sh POSTGRES_BIN_DIR postgres postgresql '/usr/lib/postgresql/*/bin'
+scripts/ensure-installed.sh MARIADBD_BIN mariadbd mariadb-server /usr/sbin
 
 exec mvn -B -ntp verify "$@"

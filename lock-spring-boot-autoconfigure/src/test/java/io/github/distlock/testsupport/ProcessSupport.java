@@ -16,10 +16,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Small process and file helpers shared by {@link EtcdCluster}, {@link RedisServer} and {@link JvmProcess}.
+ * Small process and file helpers shared by {@link EtcdCluster}, {@link RedisServer}, {@link DatabaseServer} and
+ * {@link JvmProcess}.
  */
 final class ProcessSupport {
 
@@ -136,14 +138,16 @@ final class ProcessSupport {
 
     /**
      * Finds a server binary: {@code $<variable>} if set (which must then be executable), else
-     * {@code /usr/bin/<name>}, else {@code <name>} on the {@code PATH}.
+     * {@code /usr/bin/<name>}, else {@code <name>} in one of {@code moreDirectories}, else on the
+     * {@code PATH}.
      * @param variable the environment variable that overrides the search, e.g. {@code ETCD_BIN}
      * @param name the binary's file name, e.g. {@code etcd}
      * @param debianPackage the Debian package that installs it, for the error message
+     * @param moreDirectories where else the package puts it, e.g. {@code /usr/sbin}
      * @return the binary
      * @throws IllegalStateException naming what was looked at and how to install it
      */
-    static Path locateBinary(String variable, String name, String debianPackage) {
+    static Path locateBinary(String variable, String name, String debianPackage, Path... moreDirectories) {
         String configured = System.getenv(variable);
         if (configured != null && !configured.isBlank()) {
             Path path = Path.of(configured);
@@ -155,6 +159,9 @@ final class ProcessSupport {
         }
         List<Path> candidates = new ArrayList<>();
         candidates.add(Path.of("/usr/bin", name));
+        for (Path directory : moreDirectories) {
+            candidates.add(directory.resolve(name));
+        }
         for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             if (!dir.isBlank()) {
                 candidates.add(Path.of(dir, name));
@@ -164,7 +171,8 @@ final class ProcessSupport {
             .filter(Files::isExecutable)
             .findFirst()
             .orElseThrow(() -> new IllegalStateException("No " + name + " binary found (looked at $" + variable
-                    + ", /usr/bin/" + name + " and the PATH). Install it with 'apt-get install -y " + debianPackage
+                    + ", /usr/bin/" + name + Arrays.stream(moreDirectories).map(d -> ", " + d.resolve(name)).collect(Collectors.joining())
+                    + " and the PATH). Install it with 'apt-get install -y " + debianPackage
                     + "' (Debian/Ubuntu; scripts/test.sh does), or set " + variable + " to the path of a " + name
                     + " binary."));
     }

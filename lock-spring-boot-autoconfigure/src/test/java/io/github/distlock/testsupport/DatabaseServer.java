@@ -1,0 +1,449 @@
+package io.github.distlock.testsupport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import com.sun.security.auth.module.UnixSystem;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A real SQL database server running as a child process of the test JVM, for the JDBC store's
+ * tests: a private instance on a free loopback port, with its data, Unix socket and logs in a
+ * temporary directory, reached as one user with a random password that only this instance knows.
+ * {@link PostgresServer} and {@link MariaDbServer} are the two kinds.
+ * <p>
+ * Start-up creates the data directory once and returns when a JDBC connection runs
+ * {@code SELECT 1}. {@link #kill()} is a crash: SIGKILL to the server and every process it
+ * started; {@link #restart()} starts it again on the same port and data, so committed data
+ * survives. {@link #pause()} freezes the server and all its processes (SIGSTOP): open connections
+ * stay open and nothing answers until {@link #resume()}. {@link #close()} kills it and deletes the
+ * directory; a shutdown hook does the same when a test never gets to close it.
+ * <p>
+ * PostgreSQL refuses to run as root, and no database server should. When the test JVM runs as
+ * root (as it does in CI), the server and its set-up tools run as the unprivileged user
+ * {@code nobody} through {@code setpriv}, and the directory belongs to that user.
+ */
+public abstract class DatabaseServer implements AutoCloseable {
+
+    /** Bounds start-up and recovery after a crash; generous for a loaded 2-core machine. */
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+
+    /** Bounds creating the data directory ({@code initdb}, {@code mariadb-install-db}). */
+    private static final Duration INITIALIZE_TIMEOUT = Duration.ofSeconds(120);
+
+    private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(15);
+
+    /** Bounds each readiness probe, so that a probe cannot stall on a server that is not up yet. */
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
+
+    /** Bounds {@link #connect()}'s connection set-up. */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+    /** Bounds every read of a {@link #connect()} connection, so a test never hangs on a frozen server. */
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
+
+    /** Only port clashes are retried: the port is free when chosen but may be taken before the server binds it. */
+    private static final int START_ATTEMPTS = 3;
+
+    static final int LOG_TAIL_LINES = 40;
+
+    private static final String SERVER_USER = "nobody";
+
+    private final Path directory;
+
+    private final String password;
+
+    private final Thread shutdownHook;
+
+    private int port;
+
+    private @Nullable Process process;
+
+    private boolean paused;
+
+    private @Nullable String lastProbeFailure;
+
+    /**
+     * Creates the temporary directory, owned by the user the server runs as.
+     * @param kind the directory's name prefix, e.g. {@code postgres}
+     */
+    protected DatabaseServer(String kind) {
+        try {
+            this.directory = Files.createTempDirectory("distlock-" + kind + "-");
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not create a directory for " + kind, ex);
+        }
+        handOver(this.directory);
+        byte[] random = new byte[16];
+        new SecureRandom().nextBytes(random);
+        this.password = HexFormat.of().formatHex(random);
+        this.shutdownHook = ProcessSupport.addShutdownHook("distlock-" + kind + "-cleanup", this::close);
+    }
+
+    /**
+     * Creates the data directory, then starts the server on a free port and waits until it
+     * accepts connections; closes it if any of that fails.
+     * @param server a server just constructed
+     * @return the running server
+     */
+    protected static <S extends DatabaseServer> S start(S server) {
+        DatabaseServer base = server;
+        try {
+            base.initialize();
+            base.startOnFreePort();
+            return server;
+        }
+        catch (RuntimeException ex) {
+            base.close();
+            throw ex;
+        }
+    }
+
+    /** Creates the data directory in {@link #directory()}, with {@link #runAsServerUser}. */
+    protected abstract void initialize();
+
+    /** @return the server's command line for {@link #port()} */
+    protected abstract List<String> serverCommand();
+
+    /** @return the file the server logs to, whose tail failure messages show */
+    protected abstract Path logFile();
+
+    /**
+     * The driver's connection properties that bound the connection's set-up and each read.
+     * @param connectTimeout bound on connecting and logging in
+     * @param readTimeout bound on each read from the server
+     * @return the properties, without user and password
+     */
+    protected abstract Properties timeoutProperties(Duration connectTimeout, Duration readTimeout);
+
+    /** @return e.g. {@code PostgreSQL}, for messages */
+    protected abstract String productName();
+
+    /** @return the JDBC URL of the server's database */
+    public abstract String jdbcUrl();
+
+    /** @return the user the tests log in as; it may do anything in the database */
+    public abstract String username();
+
+    /** @return that user's password, random per server */
+    public String password() {
+        return this.password;
+    }
+
+    /** @return the host clients connect to */
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    /** @return the port the server listens on; the same across {@link #restart()} */
+    public int port() {
+        return this.port;
+    }
+
+    /** @return the process id of the running server (its main process) */
+    public synchronized long pid() {
+        return running().pid();
+    }
+
+    /** @return the server's data, socket and log directory */
+    public Path directory() {
+        return this.directory;
+    }
+
+    /**
+     * Opens a connection as {@link #username()}, with connection set-up bounded by 10 s and each
+     * read by 30 s, so that a test never hangs on a frozen or dead server.
+     * @return a new connection; the caller closes it
+     * @throws SQLException if the server refuses or does not answer in time
+     */
+    public Connection connect() throws SQLException {
+        return connect(CONNECT_TIMEOUT, READ_TIMEOUT);
+    }
+
+    private Connection connect(Duration connectTimeout, Duration readTimeout) throws SQLException {
+        Properties properties = timeoutProperties(connectTimeout, readTimeout);
+        properties.setProperty("user", username());
+        properties.setProperty("password", this.password);
+        return DriverManager.getConnection(jdbcUrl(), properties);
+    }
+
+    /**
+     * Kills the server and every process it started with SIGKILL, as a crash would; the data stays
+     * for {@link #restart()}. Does nothing if it is not running.
+     */
+    public synchronized void kill() {
+        Process running = this.process;
+        if (running != null && running.isAlive()) {
+            // Frozen first, so it cannot start another process between the snapshot and the kill.
+            signalUnlessGone(running.toHandle(), "STOP");
+            List<ProcessHandle> started = running.descendants().toList();
+            running.destroyForcibly();
+            started.forEach(ProcessHandle::destroyForcibly);
+            ProcessSupport.awaitExit(running, EXIT_TIMEOUT, description());
+            if (!ProcessSupport.poll(EXIT_TIMEOUT, () -> started.stream().allMatch(DatabaseServer::isGone))) {
+                throw new IllegalStateException("Processes of " + description() + " outlived SIGKILL for " + EXIT_TIMEOUT);
+            }
+        }
+        this.paused = false;
+    }
+
+    /** Starts the server again on the same port and data, after a {@link #kill()} or while running. */
+    public synchronized void restart() {
+        kill();
+        launch();
+    }
+
+    /**
+     * Freezes the server and every process it started (SIGSTOP), the main process first so that it
+     * starts no other meanwhile: connections stay open, nothing answers, new connections hang.
+     */
+    public synchronized void pause() {
+        Process running = running();
+        ProcessSupport.signal(running.pid(), "STOP");
+        ProcessSupport.awaitStopped(running.pid(), true, EXIT_TIMEOUT);
+        List<ProcessHandle> started = running.descendants().toList();
+        started.forEach(handle -> signalUnlessGone(handle, "STOP"));
+        if (!ProcessSupport.poll(EXIT_TIMEOUT, () -> started.stream().allMatch(h -> isGone(h) || isStopped(h)))) {
+            throw new IllegalStateException("Processes of " + description() + " did not stop within " + EXIT_TIMEOUT);
+        }
+        this.paused = true;
+    }
+
+    /** Continues a {@link #pause() paused} server (SIGCONT), its main process last. Does nothing if it is not paused. */
+    public synchronized void resume() {
+        if (this.paused) {
+            Process running = running();
+            List<ProcessHandle> started = running.descendants().toList();
+            started.forEach(handle -> signalUnlessGone(handle, "CONT"));
+            ProcessSupport.signal(running.pid(), "CONT");
+            ProcessSupport.awaitStopped(running.pid(), false, EXIT_TIMEOUT);
+            if (!ProcessSupport.poll(EXIT_TIMEOUT, () -> started.stream().noneMatch(DatabaseServer::isStopped))) {
+                throw new IllegalStateException("Processes of " + description() + " did not continue within " + EXIT_TIMEOUT);
+            }
+            this.paused = false;
+        }
+    }
+
+    /** Kills the server and deletes its directory. Idempotent. */
+    @Override
+    public synchronized void close() {
+        kill();
+        ProcessSupport.deleteRecursively(this.directory);
+        ProcessSupport.removeShutdownHook(this.shutdownHook);
+    }
+
+    /**
+     * Runs a set-up tool as the server's user in the server's directory and waits for it to succeed.
+     * @param command the tool's command line
+     * @param log the file its output goes to
+     * @throws IllegalStateException with the log's tail if it fails or does not finish in time
+     */
+    protected void runAsServerUser(List<String> command, Path log) {
+        Process tool = startAsServerUser(command, log);
+        try {
+            ProcessSupport.awaitExit(tool, INITIALIZE_TIMEOUT, command.get(0));
+        }
+        catch (IllegalStateException ex) {
+            tool.destroyForcibly();
+            throw ex;
+        }
+        if (tool.exitValue() != 0) {
+            throw new IllegalStateException(command.get(0) + " failed with exit code " + tool.exitValue() + "; output:\n"
+                    + ProcessSupport.tail(log, LOG_TAIL_LINES));
+        }
+    }
+
+    /**
+     * Writes a file only the server's user can read, e.g. a password file.
+     * @param file the file, in {@link #directory()}
+     * @param content its text
+     */
+    protected void writePrivateFile(Path file, String content) {
+        try {
+            Files.writeString(file, content, StandardCharsets.UTF_8);
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not write " + file, ex);
+        }
+        handOver(file);
+    }
+
+    private Process startAsServerUser(List<String> command, Path log) {
+        List<String> full = new ArrayList<>();
+        if (runsAsRoot()) {
+            int[] ids = serverUserIds();
+            full.addAll(List.of(ProcessSupport.locateBinary("SETPRIV_BIN", "setpriv", "util-linux").toString(),
+                    "--reuid=" + ids[0], "--regid=" + ids[1], "--clear-groups", "--"));
+        }
+        full.addAll(command);
+        ProcessBuilder builder = new ProcessBuilder(full).directory(this.directory.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        Map<String, String> environment = builder.environment();
+        // Keep the caller's client settings (PGPORT, MYSQL_HOST, ...) away from the server and its tools.
+        environment.keySet().removeIf(name -> name.startsWith("PG") || name.startsWith("MYSQL") || name.startsWith("MARIADB"));
+        environment.put("HOME", this.directory.toString());
+        try {
+            return builder.start();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not start " + String.join(" ", full), ex);
+        }
+    }
+
+    private void startOnFreePort() {
+        IllegalStateException lastFailure = null;
+        for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+            this.port = ProcessSupport.freeLoopbackPort();
+            try {
+                launch();
+                return;
+            }
+            catch (IllegalStateException ex) {
+                lastFailure = ex;
+                kill();
+                if (!ProcessSupport.tail(logFile(), LOG_TAIL_LINES).contains("Address already in use")) {
+                    throw ex;
+                }
+            }
+        }
+        throw lastFailure;
+    }
+
+    private synchronized void launch() {
+        this.lastProbeFailure = null;
+        Process started = startAsServerUser(serverCommand(), standardOutput());
+        this.process = started;
+        boolean accepting = ProcessSupport.poll(START_TIMEOUT, () -> !started.isAlive() || acceptsConnections());
+        if (!started.isAlive() || !accepting) {
+            throw new IllegalStateException(description() + " did not accept connections within " + START_TIMEOUT
+                    + (started.isAlive() ? "" : " (exited with " + started.exitValue() + ")")
+                    + (this.lastProbeFailure == null ? "" : "; last attempt: " + this.lastProbeFailure) + "; log tail:\n"
+                    + ProcessSupport.tail(logFile(), LOG_TAIL_LINES)
+                    + (logFile().equals(standardOutput()) ? ""
+                            : "\nstdout and stderr:\n" + ProcessSupport.tail(standardOutput(), LOG_TAIL_LINES)));
+        }
+    }
+
+    /** @return the file the server's standard output and error go to */
+    protected Path standardOutput() {
+        return this.directory.resolve("stdout.log");
+    }
+
+    private boolean acceptsConnections() {
+        try (Connection connection = connect(PROBE_TIMEOUT, PROBE_TIMEOUT); Statement statement = connection.createStatement()) {
+            statement.execute("SELECT 1");
+            return true;
+        }
+        catch (SQLException ex) {
+            // Not listening yet, or still starting up or recovering.
+            this.lastProbeFailure = ex.toString();
+            return false;
+        }
+    }
+
+    private Process running() {
+        Process running = this.process;
+        if (running == null || !running.isAlive()) {
+            throw new IllegalStateException(description() + " is not running");
+        }
+        return running;
+    }
+
+    /** @return e.g. {@code PostgreSQL on port 41234} */
+    protected String description() {
+        return productName() + " on port " + this.port;
+    }
+
+    private static void signalUnlessGone(ProcessHandle handle, String signal) {
+        try {
+            ProcessSupport.signal(handle.pid(), signal);
+        }
+        catch (IllegalStateException ex) {
+            // A process that ended meanwhile (a backend whose client left) needs no signal.
+            if (!isGone(handle)) {
+                throw ex;
+            }
+        }
+    }
+
+    /** Gone means exited, or a zombie that nobody reaps (in a container, process 1 may not). */
+    static boolean isGone(ProcessHandle handle) {
+        return !handle.isAlive() || state(handle) == 'Z';
+    }
+
+    private static boolean isStopped(ProcessHandle handle) {
+        char state = state(handle);
+        return state == 'T' || state == 't';
+    }
+
+    /** @return the process state letter from /proc, or {@code 'X'} if the process is gone */
+    private static char state(ProcessHandle handle) {
+        try {
+            // Format: "pid (comm) state ...", comm may itself contain spaces and parentheses.
+            String content = Files.readString(Path.of("/proc", Long.toString(handle.pid()), "stat"), StandardCharsets.ISO_8859_1);
+            return content.substring(content.lastIndexOf(')') + 2).charAt(0);
+        }
+        catch (NoSuchFileException ex) {
+            return 'X';
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static boolean runsAsRoot() {
+        return new UnixSystem().getUid() == 0;
+    }
+
+    /** Gives a file to the server's user when the tests run as root; otherwise it is the tests' user's already. */
+    private static void handOver(Path file) {
+        if (!runsAsRoot()) {
+            return;
+        }
+        int[] ids = serverUserIds();
+        try {
+            Files.setAttribute(file, "unix:uid", ids[0]);
+            Files.setAttribute(file, "unix:gid", ids[1]);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not give " + file + " to the user " + SERVER_USER, ex);
+        }
+    }
+
+    /** @return the user id and group id of {@code nobody}, from /etc/passwd */
+    private static int[] serverUserIds() {
+        Path passwd = Path.of("/etc/passwd");
+        try {
+            for (String line : Files.readAllLines(passwd, StandardCharsets.UTF_8)) {
+                String[] fields = line.split(":");
+                if (fields.length > 3 && fields[0].equals(SERVER_USER)) {
+                    return new int[] { Integer.parseInt(fields[2]), Integer.parseInt(fields[3]) };
+                }
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not read " + passwd, ex);
+        }
+        throw new IllegalStateException("The tests run as root, and the database servers must not: no user '"
+                + SERVER_USER + "' in " + passwd + " to run them as");
+    }
+}
