@@ -2,6 +2,7 @@ package io.github.distlock.etcd;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Sequence numbers for queue entry keys ({@code <root><lease>_<slot>}).
@@ -15,16 +16,34 @@ import java.util.Deque;
  */
 final class EntrySlots {
 
+    /**
+     * Guards the fields below. Not a monitor: every acquisition takes a slot, and contending
+     * virtual threads would pin their carriers on a monitor on JDK 21 to 23.
+     */
+    private final ReentrantLock lock = new ReentrantLock();
+
     private final Deque<Long> free = new ArrayDeque<>();
 
     private long issued;
 
-    synchronized long take() {
-        Long reused = this.free.pollFirst();
-        return (reused != null) ? reused : ++this.issued;
+    long take() {
+        this.lock.lock();
+        try {
+            Long reused = this.free.pollFirst();
+            return (reused != null) ? reused : ++this.issued;
+        }
+        finally {
+            this.lock.unlock();
+        }
     }
 
-    synchronized void giveBack(long slot) {
-        this.free.addFirst(slot);
+    void giveBack(long slot) {
+        this.lock.lock();
+        try {
+            this.free.addFirst(slot);
+        }
+        finally {
+            this.lock.unlock();
+        }
     }
 }

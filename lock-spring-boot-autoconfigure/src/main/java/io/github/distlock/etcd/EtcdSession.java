@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
@@ -57,6 +58,9 @@ final class EtcdSession {
     private final CompletableFuture<String> ended = new CompletableFuture<>();
 
     private volatile long expiresAtNanos;
+
+    /** Orders the updates of {@link #expiresAtNanos}; never held while calling out. */
+    private final ReentrantLock deadline = new ReentrantLock();
 
     private EtcdSession(Lease leases, LeaseKeepAlives keepAlives, long leaseId, long ttlNanos, long grantSentNanos,
             long requestTimeoutNanos, ScheduledExecutorService scheduler, RaftTerms terms, BackendFailures failures) {
@@ -235,16 +239,23 @@ final class EtcdSession {
 
     private void onKeepAliveAcknowledged(long sentNanos, long grantedTtlSeconds) {
         long expiresAt = sentNanos + TimeUnit.SECONDS.toNanos(grantedTtlSeconds);
-        synchronized (this) {
+        boolean expired;
+        this.deadline.lock();
+        try {
             // Once the deadline has passed, holds were reported lost: a late answer must not revive them.
-            if (System.nanoTime() - this.expiresAtNanos >= 0) {
-                abandon("no keep-alive acknowledged by etcd within the lease TTL");
-                return;
-            }
+            expired = System.nanoTime() - this.expiresAtNanos >= 0;
             // Only move forward: an answer that overtook a later one must not shorten the deadline.
-            if (expiresAt - this.expiresAtNanos > 0) {
+            if (!expired && expiresAt - this.expiresAtNanos > 0) {
                 this.expiresAtNanos = expiresAt;
             }
+        }
+        finally {
+            this.deadline.unlock();
+        }
+        if (expired) {
+            // Outside the lock: ending the session runs its listeners (lost holds, events, metrics).
+            abandon("no keep-alive acknowledged by etcd within the lease TTL");
+            return;
         }
         // Timed from when this keep-alive was sent, not from when its answer arrived.
         scheduleKeepAlive(sentNanos + keepAliveIntervalNanos() - System.nanoTime());

@@ -47,6 +47,13 @@ final class SessionKeeper {
 
     private final ReentrantLock sessionLock = new ReentrantLock();
 
+    /**
+     * Orders publishing a new session against {@link #close}, which must not wait for a grant in
+     * progress (that is {@link #sessionLock}). Not a monitor, as no lock on the acquisition path is:
+     * contending for a monitor pins a virtual thread's carrier on JDK 21 to 23.
+     */
+    private final ReentrantLock publication = new ReentrantLock();
+
     /** {@code null} before the first grant. */
     private volatile @Nullable EtcdSession session;
 
@@ -103,11 +110,15 @@ final class SessionKeeper {
             reportGrantedTtl(started.grantedTtl());
             started.ended().thenAccept(reason -> onSessionEnded(started, reason));
             boolean closedMeanwhile;
-            synchronized (this.entries) {
+            this.publication.lock();
+            try {
                 closedMeanwhile = this.closed;
                 if (!closedMeanwhile) {
                     this.session = started;
                 }
+            }
+            finally {
+                this.publication.unlock();
             }
             if (closedMeanwhile) {
                 started.close("the lock registry was closed");
@@ -186,9 +197,13 @@ final class SessionKeeper {
         EtcdSession current;
         // With the publication in current(): a lease granted while closing is revoked by its
         // granter, so close never waits for a grant in progress.
-        synchronized (this.entries) {
+        this.publication.lock();
+        try {
             this.closed = true;
             current = this.session;
+        }
+        finally {
+            this.publication.unlock();
         }
         for (QueueEntry entry : this.entries) {
             entry.sessionEnded(reason);

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Watch;
@@ -65,9 +66,10 @@ final class WatchDispatcher implements AutoCloseable {
 
     /**
      * Guards the fields below. Never held while calling into jetcd: jetcd calls our listener while
-     * holding its own lock (for example when a watcher is closed).
+     * holding its own lock (for example when a watcher is closed). Not a monitor: acquiring virtual
+     * threads take it, and contending for a monitor pins their carrier on JDK 21 to 23.
      */
-    private final Object lifecycle = new Object();
+    private final ReentrantLock lifecycle = new ReentrantLock();
 
     /** The current stream; {@code null} before the first open and once closed. */
     private Watch.@Nullable Watcher watcher;
@@ -136,7 +138,8 @@ final class WatchDispatcher implements AutoCloseable {
     /** Opens the watch stream if it is not open; completes when etcd acknowledged it. */
     CompletableFuture<Void> ensureOpen() {
         StreamListener first;
-        synchronized (this.lifecycle) {
+        this.lifecycle.lock();
+        try {
             if (this.closed) {
                 return CompletableFuture.failedFuture(new IllegalStateException("registry is closed"));
             }
@@ -145,6 +148,9 @@ final class WatchDispatcher implements AutoCloseable {
                 return this.created;
             }
             first = nextGeneration();
+        }
+        finally {
+            this.lifecycle.unlock();
         }
         // Outside the lock: jetcd may call back into our listener while holding its own.
         return start(first, 0);
@@ -157,8 +163,12 @@ final class WatchDispatcher implements AutoCloseable {
      */
     private CompletableFuture<Void> open(long fromRevision) {
         StreamListener listener;
-        synchronized (this.lifecycle) {
+        this.lifecycle.lock();
+        try {
             listener = nextGeneration();
+        }
+        finally {
+            this.lifecycle.unlock();
         }
         return start(listener, fromRevision);
     }
@@ -193,7 +203,8 @@ final class WatchDispatcher implements AutoCloseable {
         Watch.Watcher opened = this.watchClient.watch(this.keyspace.locksPrefix(), option.build(), listener);
         Watch.Watcher stale = null;
         CompletableFuture<Void> ready;
-        synchronized (this.lifecycle) {
+        this.lifecycle.lock();
+        try {
             if (this.closed || listener.generation != this.generation) {
                 stale = opened;
             }
@@ -203,6 +214,9 @@ final class WatchDispatcher implements AutoCloseable {
             }
             // Set by nextGeneration(), which ran before this.
             ready = Objects.requireNonNull(this.created);
+        }
+        finally {
+            this.lifecycle.unlock();
         }
         if (stale != null) {
             stale.close();
@@ -227,8 +241,12 @@ final class WatchDispatcher implements AutoCloseable {
             }
             revision = Math.max(revision, event.getKeyValue().getModRevision());
         }
-        synchronized (this.lifecycle) {
+        this.lifecycle.lock();
+        try {
             this.deliveredRevision = Math.max(this.deliveredRevision, revision);
+        }
+        finally {
+            this.lifecycle.unlock();
         }
     }
 
@@ -262,7 +280,8 @@ final class WatchDispatcher implements AutoCloseable {
         Watch.Watcher silent = null;
         long unanswered = -1;
         long now = System.nanoTime();
-        synchronized (this.lifecycle) {
+        this.lifecycle.lock();
+        try {
             if (this.closed) {
                 return;
             }
@@ -285,6 +304,9 @@ final class WatchDispatcher implements AutoCloseable {
             }
             scheduleProbe();
         }
+        finally {
+            this.lifecycle.unlock();
+        }
         if (silent != null) {
             try {
                 silent.requestProgress();
@@ -302,13 +324,17 @@ final class WatchDispatcher implements AutoCloseable {
 
     private void reopen(long brokenGeneration) {
         long fromRevision;
-        synchronized (this.lifecycle) {
+        this.lifecycle.lock();
+        try {
             if (this.closed || brokenGeneration != this.generation) {
                 return;
             }
             // Resume after the last delivered event; listeners re-read anyway in case the
             // revision was compacted meanwhile.
             fromRevision = (this.deliveredRevision > 0) ? this.deliveredRevision + 1 : 0;
+        }
+        finally {
+            this.lifecycle.unlock();
         }
         open(fromRevision);
         resyncAll();
@@ -317,10 +343,14 @@ final class WatchDispatcher implements AutoCloseable {
     @Override
     public void close() {
         Watch.Watcher toClose;
-        synchronized (this.lifecycle) {
+        this.lifecycle.lock();
+        try {
             this.closed = true;
             toClose = this.watcher;
             this.watcher = null;
+        }
+        finally {
+            this.lifecycle.unlock();
         }
         if (toClose != null) {
             toClose.close();
@@ -343,10 +373,14 @@ final class WatchDispatcher implements AutoCloseable {
 
         @Override
         public void onNext(WatchResponse response) {
-            synchronized (WatchDispatcher.this.lifecycle) {
+            WatchDispatcher.this.lifecycle.lock();
+            try {
                 if (isCurrent()) {
                     WatchDispatcher.this.lastHeardNanos = System.nanoTime();
                 }
+            }
+            finally {
+                WatchDispatcher.this.lifecycle.unlock();
             }
             if (response.isProgressNotify()) {
                 // Only proof of life: its revision is not used to resume, as etcd before 3.4.25
@@ -355,13 +389,17 @@ final class WatchDispatcher implements AutoCloseable {
                 return;
             }
             if (response.isCreatedNotify()) {
-                synchronized (WatchDispatcher.this.lifecycle) {
+                WatchDispatcher.this.lifecycle.lock();
+                try {
                     WatchDispatcher.this.deliveredRevision = Math.max(WatchDispatcher.this.deliveredRevision,
                             response.getHeader().getRevision());
                     CompletableFuture<Void> created = WatchDispatcher.this.created;
                     if (isCurrent() && created != null) {
                         created.complete(null);
                     }
+                }
+                finally {
+                    WatchDispatcher.this.lifecycle.unlock();
                 }
                 return;
             }
@@ -371,22 +409,30 @@ final class WatchDispatcher implements AutoCloseable {
         @Override
         public void onError(Throwable failure) {
             logger.debug("Lock watch stream interrupted: {}", EtcdCalls.describe(failure));
-            synchronized (WatchDispatcher.this.lifecycle) {
+            WatchDispatcher.this.lifecycle.lock();
+            try {
                 // jetcd resumes this stream: new subscribers wait for its next acknowledgement.
                 CompletableFuture<Void> created = WatchDispatcher.this.created;
                 if (isCurrent() && created != null && created.isDone()) {
                     WatchDispatcher.this.created = new CompletableFuture<>();
                 }
             }
+            finally {
+                WatchDispatcher.this.lifecycle.unlock();
+            }
             resyncAll();
         }
 
         @Override
         public void onCompleted() {
-            synchronized (WatchDispatcher.this.lifecycle) {
+            WatchDispatcher.this.lifecycle.lock();
+            try {
                 if (WatchDispatcher.this.closed || !isCurrent()) {
                     return;
                 }
+            }
+            finally {
+                WatchDispatcher.this.lifecycle.unlock();
             }
             logger.debug("Lock watch stream ended; reopening");
             reopenLater(this);

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.distlock.InspectableLockRegistry;
 import org.jspecify.annotations.Nullable;
@@ -21,6 +22,12 @@ import org.springframework.util.Assert;
 public final class StoreConnectivity {
 
     private final InspectableLockRegistry registry;
+
+    /**
+     * Guards the fields below. Not a monitor: {@link #check()} calls into the registry while holding
+     * it, from request threads that may be virtual, which a monitor would pin on JDK 21 to 23.
+     */
+    private final ReentrantLock lock = new ReentrantLock();
 
     private @Nullable CompletableFuture<Void> attempt;
 
@@ -46,7 +53,8 @@ public final class StoreConnectivity {
         if (this.registry.isSessionAlive()) {
             return Connection.CONNECTED;
         }
-        synchronized (this) {
+        this.lock.lock();
+        try {
             CompletableFuture<Void> attempt = this.attempt;
             if (attempt == null || attempt.isDone()) {
                 // A finished attempt that succeeded still needs a new one: the session was lost since.
@@ -54,6 +62,9 @@ public final class StoreConnectivity {
                 this.attempt = this.registry.connect().whenComplete(this::recordOutcome);
             }
             return current();
+        }
+        finally {
+            this.lock.unlock();
         }
     }
 
@@ -72,9 +83,13 @@ public final class StoreConnectivity {
         }
         CompletableFuture<Void> attempt;
         long waitNanos;
-        synchronized (this) {
+        this.lock.lock();
+        try {
             attempt = this.attempt;
             waitNanos = this.attemptStartNanos + bound.toNanos() - System.nanoTime();
+        }
+        finally {
+            this.lock.unlock();
         }
         if (attempt != null && waitNanos > 0) {
             try {
@@ -87,8 +102,14 @@ public final class StoreConnectivity {
         return this.registry.isSessionAlive() ? Connection.CONNECTED : snapshot();
     }
 
-    private synchronized Connection snapshot() {
-        return current();
+    private Connection snapshot() {
+        this.lock.lock();
+        try {
+            return current();
+        }
+        finally {
+            this.lock.unlock();
+        }
     }
 
     private Connection current() {
@@ -98,8 +119,14 @@ public final class StoreConnectivity {
         return new Connection(State.CONNECTING, "not connected to the lock store: a connect attempt is running");
     }
 
-    private synchronized void recordOutcome(@Nullable Void connected, @Nullable Throwable failure) {
-        this.lastFailure = (failure != null) ? describe(failure) : null;
+    private void recordOutcome(@Nullable Void connected, @Nullable Throwable failure) {
+        this.lock.lock();
+        try {
+            this.lastFailure = (failure != null) ? describe(failure) : null;
+        }
+        finally {
+            this.lock.unlock();
+        }
     }
 
     /**

@@ -22,7 +22,8 @@ import java.util.stream.Stream;
  * A child JVM running a main class on the test class path, for tests that need a second process
  * (a lock holder that crashes, pauses or exits).
  * <p>
- * The child uses the same {@code java} binary and class path as the tests, with small-heap,
+ * The child uses the same {@code java} binary (unless {@link Builder#javaHome another JDK} is named)
+ * and class path as the tests, with small-heap,
  * serial-GC, C1-only flags by default so that several of them fit on a small machine. Its stdout
  * is collected line by line (see {@link #awaitLine}) and echoed to this JVM's stdout with a
  * prefix; its stderr goes to a temporary file whose tail appears in failure messages. Its stdin is
@@ -65,7 +66,8 @@ public final class JvmProcess implements AutoCloseable {
 
     private JvmProcess(Builder builder) {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        Path javaHome = (builder.javaHome != null) ? builder.javaHome : Path.of(System.getProperty("java.home"));
+        command.add(javaHome.resolve("bin").resolve("java").toString());
         command.addAll(DEFAULT_JVM_ARGS);
         command.addAll(builder.jvmArgs);
         command.add("-cp");
@@ -340,6 +342,8 @@ public final class JvmProcess implements AutoCloseable {
 
         private final List<String> args = new ArrayList<>();
 
+        private Path javaHome;
+
         private Builder(Class<?> mainClass) {
             this.mainClass = mainClass;
         }
@@ -347,6 +351,16 @@ public final class JvmProcess implements AutoCloseable {
         /** JVM options, placed after the defaults so that they win (e.g. {@code -Xmx512m}). */
         public Builder jvmArgs(String... jvmArgs) {
             this.jvmArgs.addAll(Arrays.asList(jvmArgs));
+            return this;
+        }
+
+        /**
+         * Runs the child on the JDK installed at {@code javaHome} instead of the one running the
+         * tests, for example a newer one for features the build's Java baseline lacks. The test
+         * classes still target the baseline, so they run there too.
+         */
+        public Builder javaHome(Path javaHome) {
+            this.javaHome = javaHome;
             return this;
         }
 
