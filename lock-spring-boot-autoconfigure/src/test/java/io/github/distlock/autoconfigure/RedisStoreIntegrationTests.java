@@ -8,8 +8,6 @@ import io.github.distlock.FencedLock;
 import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.LockSnapshot;
-import io.github.distlock.actuate.DistributedLocksEndpoint;
-import io.github.distlock.actuate.DistributedLocksEndpoint.LockDescriptor;
 import io.github.distlock.aop.DistributedLockAdvisor;
 import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.Locked;
 import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.LockedService;
@@ -19,15 +17,11 @@ import io.github.distlock.testsupport.RedisServer;
 import io.github.distlock.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -208,39 +202,8 @@ class RedisStoreIntegrationTests {
 
     @Test
     void metersAndTheEndpointShowAHeldRedisLock() {
-        onRedis()
-            .withConfiguration(AutoConfigurations.of(DistributedLockMetricsAutoConfiguration.class,
-                    DistributedLocksEndpointAutoConfiguration.class, MetricsAutoConfiguration.class,
-                    CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
-            .withPropertyValues("management.endpoint.distributedlocks.access=read-only",
-                    "management.endpoints.web.exposure.include=distributedlocks")
-            .run((context) -> {
-                InspectableLockRegistry registry = context.getBean(InspectableLockRegistry.class);
-                assertThat(registry).isInstanceOf(RedisLockRegistry.class);
-                MeterRegistry meters = context.getBean(MeterRegistry.class);
-                DistributedLocksEndpoint endpoint = context.getBean(DistributedLocksEndpoint.class);
-                FencedLock lock = registry.obtain("orders/8", true);
-                lock.lock();
-                try {
-                    assertThat(meters.get("distributed.lock.holds").tag("namespace", "distributed-lock:").gauge().value())
-                        .isEqualTo(1.0);
-                    assertThat(meters.get("distributed.lock.session.alive").gauge().value()).isEqualTo(1.0);
-                    assertThat(meters.get("distributed.lock.acquisitions").tag("outcome", "acquired").functionCounter()
-                        .count()).isEqualTo(1.0);
-                    LockDescriptor described = endpoint.lock(new String[] { "orders", "8" });
-                    assertThat(described.holder()).isNotNull();
-                    assertThat(described.holder().owner()).isEqualTo(registry.getOwnerIdentity());
-                    assertThat(described.holder().thread()).isEqualTo(Thread.currentThread().getName());
-                    assertThat(described.holder().fence()).isEqualTo(lock.getFence());
-                    assertThat(endpoint.locks().namespace()).isEqualTo("distributed-lock:");
-                    assertThat(endpoint.locks().locks()).extracting(LockDescriptor::key).contains("orders/8");
-                }
-                finally {
-                    lock.unlock();
-                }
-                assertThat(meters.get("distributed.lock.holds").gauge().value()).isZero();
-                assertThat(endpoint.lock(new String[] { "orders", "8" }).holder()).isNull();
-            });
+        HeldLockObservations.withMetersAndEndpoint(onRedis())
+            .run((context) -> HeldLockObservations.assertShowAHeldLock(context, RedisLockRegistry.class, "distributed-lock:"));
     }
 
     @Test

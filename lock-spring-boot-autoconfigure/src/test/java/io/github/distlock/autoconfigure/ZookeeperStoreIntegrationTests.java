@@ -11,19 +11,15 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distlock.FencedLock;
-import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.LockSnapshot;
-import io.github.distlock.actuate.DistributedLocksEndpoint;
-import io.github.distlock.actuate.DistributedLocksEndpoint.LockDescriptor;
 import io.github.distlock.aop.DistributedLockAdvisor;
 import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.Locked;
 import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.LockedService;
 import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.OwnRegistry;
 import io.github.distlock.testsupport.ZooKeeperEnsemble;
 import io.github.distlock.zookeeper.ZookeeperLockRegistry;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -35,9 +31,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.ApplicationConversionService;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -130,39 +123,8 @@ class ZookeeperStoreIntegrationTests {
 
     @Test
     void metersAndTheEndpointShowAHeldZookeeperLock() {
-        onZookeeper()
-            .withConfiguration(AutoConfigurations.of(DistributedLockMetricsAutoConfiguration.class,
-                    DistributedLocksEndpointAutoConfiguration.class, MetricsAutoConfiguration.class,
-                    CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
-            .withPropertyValues("management.endpoint.distributedlocks.access=read-only",
-                    "management.endpoints.web.exposure.include=distributedlocks")
-            .run((context) -> {
-                InspectableLockRegistry registry = context.getBean(InspectableLockRegistry.class);
-                assertThat(registry).isInstanceOf(ZookeeperLockRegistry.class);
-                MeterRegistry meters = context.getBean(MeterRegistry.class);
-                DistributedLocksEndpoint endpoint = context.getBean(DistributedLocksEndpoint.class);
-                FencedLock lock = registry.obtain("orders/8", true);
-                assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
-                try {
-                    assertThat(meters.get("distributed.lock.holds").tag("namespace", "/distributed-lock").gauge()
-                        .value()).isEqualTo(1.0);
-                    assertThat(meters.get("distributed.lock.session.alive").gauge().value()).isEqualTo(1.0);
-                    assertThat(meters.get("distributed.lock.acquisitions").tag("outcome", "acquired").functionCounter()
-                        .count()).isEqualTo(1.0);
-                    LockDescriptor described = endpoint.lock(new String[] { "orders", "8" });
-                    assertThat(described.holder()).isNotNull();
-                    assertThat(described.holder().owner()).isEqualTo(registry.getOwnerIdentity());
-                    assertThat(described.holder().thread()).isEqualTo(Thread.currentThread().getName());
-                    assertThat(described.holder().fence()).isEqualTo(lock.getFence());
-                    assertThat(endpoint.locks().namespace()).isEqualTo("/distributed-lock");
-                    assertThat(endpoint.locks().locks()).extracting(LockDescriptor::key).contains("orders/8");
-                }
-                finally {
-                    lock.unlock();
-                }
-                assertThat(meters.get("distributed.lock.holds").gauge().value()).isZero();
-                assertThat(endpoint.lock(new String[] { "orders", "8" }).holder()).isNull();
-            });
+        HeldLockObservations.withMetersAndEndpoint(onZookeeper())
+            .run((context) -> HeldLockObservations.assertShowAHeldLock(context, ZookeeperLockRegistry.class, "/distributed-lock"));
     }
 
     @Test

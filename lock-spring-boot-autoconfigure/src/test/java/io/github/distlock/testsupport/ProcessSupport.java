@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -178,6 +179,41 @@ final class ProcessSupport {
     }
 
     /** A loopback port that was free a moment ago; callers retry if it is taken before they bind it. */
+    /** Starts a server on a given port; throws {@link IllegalStateException} if it did not come up. */
+    @FunctionalInterface
+    interface PortLaunch {
+
+        void launch(int port);
+    }
+
+    /**
+     * Starts a server on a free loopback port, taking another port when the chosen one was taken
+     * between the check and the bind (its log then says "Address already in use").
+     * @param attempts how many ports to try
+     * @param launch starts the server on a port
+     * @param kill stops what a failed launch left running
+     * @param log the server's log, read after a failed launch
+     * @return the port the server listens on
+     */
+    static int startOnFreePort(int attempts, PortLaunch launch, Runnable kill, Supplier<Path> log) {
+        IllegalStateException lastFailure = new IllegalStateException("No attempt to start the server was made");
+        for (int attempt = 1; attempt <= attempts; attempt++) {
+            int port = freeLoopbackPort();
+            try {
+                launch.launch(port);
+                return port;
+            }
+            catch (IllegalStateException ex) {
+                lastFailure = ex;
+                kill.run();
+                if (!tail(log.get(), 40).contains("Address already in use")) {
+                    throw ex;
+                }
+            }
+        }
+        throw lastFailure;
+    }
+
     static int freeLoopbackPort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             return socket.getLocalPort();

@@ -185,22 +185,10 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private void startOnFreePort() {
-        IllegalStateException lastFailure = null;
-        for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-            this.port = ProcessSupport.freeLoopbackPort();
-            try {
-                launch();
-                return;
-            }
-            catch (IllegalStateException ex) {
-                lastFailure = ex;
-                kill();
-                if (!ProcessSupport.tail(logFile(), LOG_TAIL_LINES).contains("Address already in use")) {
-                    throw ex;
-                }
-            }
-        }
-        throw lastFailure;
+        this.port = ProcessSupport.startOnFreePort(START_ATTEMPTS, port -> {
+            this.port = port;
+            launch();
+        }, this::kill, this::logFile);
     }
 
     /** @return the host clients connect to */
