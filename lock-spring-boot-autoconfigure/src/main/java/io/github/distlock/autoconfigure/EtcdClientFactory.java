@@ -1,11 +1,8 @@
 package io.github.distlock.autoconfigure;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 import javax.net.ssl.SSLException;
@@ -17,96 +14,92 @@ import io.grpc.netty.GrpcSslContexts;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslOptions;
 import org.springframework.util.StringUtils;
 
 /**
- * Builds the jetcd {@link Client} from {@code distributed-lock.etcd.*}. Never puts the password
- * into a message.
+ * Builds the jetcd {@link Client} from {@link EtcdConnectionDetails} (where to connect, as whom,
+ * with which TLS material) and {@code distributed-lock.etcd.*} (timeouts and keep-alive). Never
+ * puts the password into a message.
  */
 final class EtcdClientFactory {
-
-    private static final String TLS = "distributed-lock.etcd.tls.";
 
     private EtcdClientFactory() {
     }
 
+    /** A client configured by {@code distributed-lock.etcd.*} alone. */
     static Client create(DistributedLockProperties.Etcd etcd) {
-        List<URI> endpoints = EtcdEndpoints.parse(etcd.getEndpoints());
+        return create(new PropertiesEtcdConnectionDetails(etcd), etcd);
+    }
+
+    static Client create(EtcdConnectionDetails details, DistributedLockProperties.Etcd etcd) {
+        String source = describe(details);
+        List<URI> endpoints = EtcdEndpoints.check(details.getEndpoints(), source);
         ClientBuilder builder = Client.builder()
             .endpoints(endpoints)
             .connectTimeout(etcd.getConnectTimeout())
             .keepaliveTime(etcd.getKeepAliveTime())
             .keepaliveTimeout(etcd.getKeepAliveTimeout())
             .keepaliveWithoutCalls(true);
-        applyCredentials(builder, etcd.getUsername(), etcd.getPassword());
-        SslContext sslContext = sslContext(EtcdEndpoints.isSecure(endpoints), etcd.getTls());
+        applyCredentials(builder, details.getUsername(), details.getPassword(), source);
+        SslContext sslContext = sslContext(EtcdEndpoints.isSecure(endpoints), details.getSslBundle(), source);
         if (sslContext != null) {
             builder.sslContext(sslContext);
         }
         return builder.build();
     }
 
-    private static void applyCredentials(ClientBuilder builder, @Nullable String username, @Nullable String password) {
+    /** The endpoints as the registry and messages show them. */
+    static List<String> endpoints(EtcdConnectionDetails details) {
+        return EtcdEndpoints.check(details.getEndpoints(), describe(details)).stream().map(URI::toString).toList();
+    }
+
+    private static String describe(EtcdConnectionDetails details) {
+        return (details instanceof PropertiesEtcdConnectionDetails) ? EtcdEndpoints.PROPERTY
+                : "EtcdConnectionDetails (" + details.getClass().getName() + ")";
+    }
+
+    private static void applyCredentials(ClientBuilder builder, @Nullable String username, @Nullable String password,
+            String source) {
         boolean hasUser = StringUtils.hasLength(username);
-        PropertyChecks.together("distributed-lock.etcd.username", hasUser, "distributed-lock.etcd.password",
-                StringUtils.hasLength(password));
+        if (hasUser != StringUtils.hasLength(password)) {
+            throw new IllegalStateException(source + " gives " + (hasUser ? "a user name but no password"
+                    : "a password but no user name") + "; etcd authentication needs both");
+        }
         if (hasUser) {
             builder.user(ByteSequence.from(username, StandardCharsets.UTF_8))
                 .password(ByteSequence.from(password, StandardCharsets.UTF_8));
         }
     }
 
-    private static @Nullable SslContext sslContext(boolean secure, DistributedLockProperties.Tls tls) {
-        boolean filesSet = tls.getCaFile() != null || tls.getCertFile() != null || tls.getKeyFile() != null;
+    private static @Nullable SslContext sslContext(boolean secure, @Nullable SslBundle bundle, String source) {
         if (!secure) {
-            if (filesSet) {
-                throw new IllegalStateException(TLS + "* files are set but " + EtcdEndpoints.PROPERTY
-                        + " use http://; use https:// endpoints to connect with TLS");
+            if (bundle != null) {
+                throw new IllegalStateException(source + " gives an SSL bundle but http:// endpoints; "
+                        + "use https:// endpoints to connect with TLS");
             }
             return null;
         }
-        Path certFile = tls.getCertFile();
-        Path keyFile = tls.getKeyFile();
-        PropertyChecks.together(TLS + "cert-file", certFile != null, TLS + "key-file", keyFile != null);
         SslContextBuilder builder = GrpcSslContexts.forClient();
-        if (tls.getCaFile() != null) {
-            try (InputStream ca = open("ca-file", tls.getCaFile())) {
-                builder.trustManager(ca);
+        if (bundle != null) {
+            if (bundle.getStores() == null || bundle.getStores().getKeyStore() != null) {
+                builder.keyManager(bundle.getManagers().getKeyManagerFactory());
             }
-            catch (IOException | IllegalArgumentException ex) {
-                throw invalidFile("ca-file", tls.getCaFile(), ex);
+            builder.trustManager(bundle.getManagers().getTrustManagerFactory());
+            SslOptions options = bundle.getOptions();
+            if (options.getEnabledProtocols() != null) {
+                builder.protocols(options.getEnabledProtocols());
             }
-        }
-        if (certFile != null && keyFile != null) {
-            try (InputStream cert = open("cert-file", certFile); InputStream key = open("key-file", keyFile)) {
-                builder.keyManager(cert, key, tls.getKeyPassword());
-            }
-            catch (IOException | IllegalArgumentException ex) {
-                throw invalidFile("cert-file/key-file", certFile + ", " + keyFile, ex);
+            if (options.getCiphers() != null) {
+                builder.ciphers(Arrays.asList(options.getCiphers()));
             }
         }
         try {
             return builder.build();
         }
-        catch (SSLException ex) {
-            throw new IllegalStateException("Could not set up TLS from " + TLS + "*: " + ex.getMessage(), ex);
+        catch (SSLException | RuntimeException ex) {
+            throw new IllegalStateException("Could not set up TLS for " + source + ": " + ex.getMessage(), ex);
         }
-    }
-
-    private static InputStream open(String property, Path file) {
-        if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
-            throw new IllegalStateException(TLS + property + " is '" + file + "', which is not a readable file");
-        }
-        try {
-            return Files.newInputStream(file);
-        }
-        catch (IOException ex) {
-            throw invalidFile(property, file, ex);
-        }
-    }
-
-    private static IllegalStateException invalidFile(String property, Object file, Exception cause) {
-        return new IllegalStateException(TLS + property + " ('" + file + "') could not be loaded: "
-                + cause.getMessage(), cause);
     }
 }

@@ -8,7 +8,8 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * Parses and checks {@code distributed-lock.etcd.endpoints}.
+ * Parses and checks {@code distributed-lock.etcd.endpoints}, and checks the endpoints of an
+ * {@link EtcdConnectionDetails}.
  */
 final class EtcdEndpoints {
 
@@ -43,6 +44,29 @@ final class EtcdEndpoints {
     }
 
     /**
+     * Checks endpoint URLs that an {@link EtcdConnectionDetails} gave.
+     * @param endpoints the URLs
+     * @param source what gave them, for messages
+     * @return the URLs
+     * @throws IllegalArgumentException naming the source and the bad value, as {@link #parse(List)}
+     */
+    static List<URI> check(List<URI> endpoints, String source) {
+        if (endpoints == null || endpoints.isEmpty()) {
+            throw new IllegalArgumentException(source + " must name at least one etcd member URL");
+        }
+        List<URI> uris = new ArrayList<>(endpoints.size());
+        for (URI endpoint : endpoints) {
+            URI uri = check(endpoint, String.valueOf(endpoint), source);
+            if (!uris.isEmpty() && !uris.get(0).getScheme().equalsIgnoreCase(uri.getScheme())) {
+                throw new IllegalArgumentException(source + " mixes http and https ('" + uris.get(0) + "' and '"
+                        + uri + "'); all members must be reached the same way");
+            }
+            uris.add(uri);
+        }
+        return uris;
+    }
+
+    /**
      * Returns whether the endpoints use TLS.
      * @param endpoints parsed endpoints
      * @return whether they use https
@@ -53,37 +77,46 @@ final class EtcdEndpoints {
 
     private static URI parse(String endpoint) {
         if (endpoint == null || endpoint.isBlank()) {
-            throw invalid(String.valueOf(endpoint), "it is empty");
+            throw invalid(PROPERTY, String.valueOf(endpoint), "it is empty");
         }
         URI uri;
         try {
             uri = new URI(endpoint.trim());
         }
         catch (URISyntaxException ex) {
-            throw invalid(endpoint, ex.getReason() + ((ex.getIndex() >= 0) ? " at index " + ex.getIndex() : ""));
+            throw invalid(PROPERTY, endpoint,
+                    ex.getReason() + ((ex.getIndex() >= 0) ? " at index " + ex.getIndex() : ""));
+        }
+        return check(uri, endpoint, PROPERTY);
+    }
+
+    private static URI check(URI uri, String endpoint, String source) {
+        if (uri == null) {
+            throw invalid(source, endpoint, "it is empty");
         }
         String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : null;
         if (!"http".equals(scheme) && !"https".equals(scheme)) {
-            throw invalid(endpoint, "the scheme must be http or https, as in http://127.0.0.1:2379");
+            throw invalid(source, endpoint, "the scheme must be http or https, as in http://127.0.0.1:2379");
         }
         if (uri.getHost() == null) {
-            throw invalid(endpoint, "it has no valid host name or address");
+            throw invalid(source, endpoint, "it has no valid host name or address");
         }
         if (uri.getRawUserInfo() != null) {
-            throw invalid(endpoint, "credentials do not belong in the URL; use distributed-lock.etcd.username and password");
+            throw invalid(source, endpoint,
+                    "credentials do not belong in the URL; use distributed-lock.etcd.username and password");
         }
         if (uri.getPort() == 0 || uri.getPort() > 65535) {
-            throw invalid(endpoint, "the port must be between 1 and 65535");
+            throw invalid(source, endpoint, "the port must be between 1 and 65535");
         }
         if (!(uri.getRawPath() == null || uri.getRawPath().isEmpty() || "/".equals(uri.getRawPath()))
                 || uri.getRawQuery() != null || uri.getRawFragment() != null) {
-            throw invalid(endpoint, "an etcd endpoint has no path, query or fragment");
+            throw invalid(source, endpoint, "an etcd endpoint has no path, query or fragment");
         }
         return uri;
     }
 
-    private static IllegalArgumentException invalid(String endpoint, String problem) {
-        return new IllegalArgumentException(PROPERTY + " contains '" + redact(endpoint) + "', which is not a valid "
+    private static IllegalArgumentException invalid(String source, String endpoint, String problem) {
+        return new IllegalArgumentException(source + " contains '" + redact(endpoint) + "', which is not a valid "
                 + "etcd member URL: " + problem);
     }
 

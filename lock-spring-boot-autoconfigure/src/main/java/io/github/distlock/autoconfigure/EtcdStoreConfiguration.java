@@ -1,5 +1,6 @@
 package io.github.distlock.autoconfigure;
 
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,7 +21,9 @@ import org.springframework.core.env.Environment;
 /**
  * The jetcd client and the etcd lock registry, for {@code distributed-lock.store=etcd}. Both are
  * closed on shutdown, the registry first, so that held locks are released while the client is
- * still open.
+ * still open. The client connects where the {@link EtcdConnectionDetails} bean says: the
+ * application's, one from a {@code @ServiceConnection} container or a Docker Compose service, or
+ * else one from {@code distributed-lock.etcd.*}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(Client.class)
@@ -29,26 +32,33 @@ class EtcdStoreConfiguration {
 
     private static final Log logger = LogFactory.getLog(EtcdStoreConfiguration.class);
 
+    @Bean
+    @ConditionalOnMissingBean(EtcdConnectionDetails.class)
+    PropertiesEtcdConnectionDetails etcdConnectionDetails(DistributedLockProperties properties) {
+        return new PropertiesEtcdConnectionDetails(properties.getEtcd());
+    }
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    Client etcdClient(DistributedLockProperties properties) {
-        return EtcdClientFactory.create(properties.getEtcd());
+    Client etcdClient(EtcdConnectionDetails connectionDetails, DistributedLockProperties properties) {
+        return EtcdClientFactory.create(connectionDetails, properties.getEtcd());
     }
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockRegistry.class)
-    EtcdLockRegistry distributedLockRegistry(Client etcdClient, DistributedLockProperties properties,
-            Environment environment) {
+    EtcdLockRegistry distributedLockRegistry(Client etcdClient, EtcdConnectionDetails connectionDetails,
+            DistributedLockProperties properties, Environment environment) {
         Etcd etcd = properties.getEtcd();
+        List<String> endpoints = EtcdClientFactory.endpoints(connectionDetails);
         EtcdLockRegistry registry = EtcdLockRegistry.builder(etcdClient)
             .namespace(etcd.getNamespace())
             .leaseTtl(etcd.getLeaseTtl())
             .requestTimeout(etcd.getRequestTimeout())
-            .endpoints(etcd.getEndpoints())
+            .endpoints(endpoints)
             .ownerIdentity(OwnerIdentity.resolve(properties, environment))
             .build();
         if (etcd.isFailFast()) {
-            awaitConnected(registry, etcd);
+            awaitConnected(registry, etcd, endpoints);
             return registry;
         }
         BackgroundConnect.connect(registry, "etcd", logger);
@@ -56,7 +66,7 @@ class EtcdStoreConfiguration {
     }
 
     /** Fail-fast: a session lease and the watch stream, or no application. */
-    private static void awaitConnected(EtcdLockRegistry registry, Etcd etcd) {
+    private static void awaitConnected(EtcdLockRegistry registry, Etcd etcd, List<String> endpoints) {
         // connect() grants the lease and opens the watch within one request timeout; the rest is slack.
         long boundMillis = 2 * etcd.getRequestTimeout().toMillis() + 1_000;
         Throwable failure;
@@ -77,6 +87,6 @@ class EtcdStoreConfiguration {
             failure = ex;
         }
         registry.close();
-        throw new EtcdUnreachableException(etcd.getEndpoints(), failure);
+        throw new EtcdUnreachableException(endpoints, failure);
     }
 }
