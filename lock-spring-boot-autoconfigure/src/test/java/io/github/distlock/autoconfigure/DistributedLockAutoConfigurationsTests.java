@@ -44,7 +44,7 @@ class DistributedLockAutoConfigurationsTests {
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
         .withInitializer((context) -> context.getEnvironment().setConversionService(new ApplicationConversionService()))
         .withConfiguration(AutoConfigurations.of(DistributedLocksEndpointAutoConfiguration.class,
-                DistributedLockMetricsAutoConfiguration.class, DistributedLockHealthAutoConfiguration.class,
+                DistributedLockIntegrationAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class, DistributedLockHealthAutoConfiguration.class,
                 DistributedLockAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
                 SimpleMetricsExportAutoConfiguration.class, MetricsAutoConfiguration.class))
         .withPropertyValues("management.endpoint.distributedlocks.access=read-only",
@@ -60,7 +60,8 @@ class DistributedLockAutoConfigurationsTests {
         assertThat(registered).containsExactlyInAnyOrder(DistributedLockAutoConfiguration.class.getName(),
                 DistributedLockHealthAutoConfiguration.class.getName(),
                 DistributedLockMetricsAutoConfiguration.class.getName(),
-                DistributedLocksEndpointAutoConfiguration.class.getName());
+                DistributedLocksEndpointAutoConfiguration.class.getName(),
+                DistributedLockIntegrationAutoConfiguration.class.getName());
     }
 
     @Test
@@ -176,7 +177,10 @@ class DistributedLockAutoConfigurationsTests {
                 "distributedLockHealthIndicator"),
 
         ENDPOINT(DistributedLocksEndpointAutoConfiguration.class, "org.springframework.boot.actuate",
-                "distributedLocksEndpoint");
+                "distributedLocksEndpoint"),
+
+        INTEGRATION(DistributedLockIntegrationAutoConfiguration.class, "org.springframework.integration",
+                "distributedLockIntegrationRegistry");
 
         final Class<?> autoConfiguration;
 
