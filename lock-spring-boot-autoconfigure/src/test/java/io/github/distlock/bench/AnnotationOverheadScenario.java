@@ -41,7 +41,9 @@ final class AnnotationOverheadScenario {
             .web(WebApplicationType.NONE)
             .bannerMode(Banner.Mode.OFF)
             .logStartupInfo(false)
-            .properties("distributed-lock.store=in-memory", "distributed-lock.wait-timeout=" + WAIT_SECONDS + "s")
+            // No compose file to start: spring-boot-docker-compose is on the test class path, and this is no test.
+            .properties("distributed-lock.store=in-memory", "distributed-lock.wait-timeout=" + WAIT_SECONDS + "s",
+                    "spring.docker.compose.enabled=false")
             .run()) {
             Orders advised = context.getBean(Orders.class);
             Orders target = new Orders();

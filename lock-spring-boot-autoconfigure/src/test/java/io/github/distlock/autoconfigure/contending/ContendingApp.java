@@ -42,6 +42,9 @@ public class ContendingApp {
         ConfigurableApplicationContext context = new SpringApplicationBuilder(ContendingApp.class)
             .bannerMode(Banner.Mode.OFF)
             .logStartupInfo(false)
+            // spring-boot-docker-compose is on the test class path (for the etcd service connection), and this
+            // JVM is no test, so Boot would otherwise look for a compose file to start.
+            .properties("spring.docker.compose.enabled=false")
             .run(args);
         Worker worker = context.getBean(Worker.class);
         ExecutorService executor = Executors.newCachedThreadPool();
