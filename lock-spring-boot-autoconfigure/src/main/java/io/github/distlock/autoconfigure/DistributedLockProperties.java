@@ -65,6 +65,8 @@ public class DistributedLockProperties {
 
     private final Metrics metrics = new Metrics();
 
+    private final Aop aop = new Aop();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -122,6 +124,10 @@ public class DistributedLockProperties {
         return this.metrics;
     }
 
+    public Aop getAop() {
+        return this.aop;
+    }
+
     @Override
     public String toString() {
         return new ToStringCreator(this).append("enabled", this.enabled)
@@ -133,6 +139,7 @@ public class DistributedLockProperties {
             .append("redis", this.redis)
             .append("zookeeper", this.zookeeper)
             .append("metrics", this.metrics)
+            .append("aopMode", this.aop.getMode())
             .toString();
     }
 
@@ -162,6 +169,38 @@ public class DistributedLockProperties {
     }
 
     /** Where locks are kept. */
+    /** How @DistributedLock is applied. */
+    public static class Aop {
+
+        /**
+         * How @DistributedLock methods are advised: 'proxy' wraps beans in Spring AOP proxies, so
+         * only calls through the proxy are locked; 'aspectj' leaves beans unproxied and locks
+         * every execution of an annotated method, self-invocations included, in classes woven
+         * with io.github.distlock.aop.DistributedLockAspect (load-time weaving with the AspectJ
+         * agent and a META-INF/aop.xml, or compile-time weaving).
+         */
+        private Mode mode = Mode.PROXY;
+
+        public Mode getMode() {
+            return this.mode;
+        }
+
+        public void setMode(Mode mode) {
+            this.mode = mode;
+        }
+
+        /** How @DistributedLock methods are advised. */
+        public enum Mode {
+
+            /** Spring AOP proxies: calls from outside the bean are locked, self-invocations are not. */
+            PROXY,
+
+            /** AspectJ weaving: every execution of an annotated method is locked. */
+            ASPECTJ
+
+        }
+    }
+
     public enum Store {
 
         /** In etcd, shared by every instance connected to the same cluster. */

@@ -37,7 +37,8 @@ class DistributedLockPropertiesMetadataTests {
                 "distributed-lock.redis.request-timeout", "distributed-lock.zookeeper.connect-string",
                 "distributed-lock.zookeeper.namespace", "distributed-lock.zookeeper.session-timeout",
                 "distributed-lock.zookeeper.connection-timeout", "distributed-lock.zookeeper.request-timeout",
-                "distributed-lock.zookeeper.username", "distributed-lock.zookeeper.password");
+                "distributed-lock.zookeeper.username", "distributed-lock.zookeeper.password",
+                "distributed-lock.aop.mode");
         properties.forEach((name, property) -> assertThat((String) property.get("description")).as(name)
             .isNotBlank()
             .doesNotStartWith("The ")
@@ -68,6 +69,7 @@ class DistributedLockPropertiesMetadataTests {
         assertThat(defaultOf(properties, "distributed-lock.zookeeper.request-timeout")).isEqualTo("5s");
         assertThat(defaultOf(properties, "distributed-lock.aspect-order"))
             .isEqualTo(Integer.toString(DistributedLockAdvisor.DEFAULT_ORDER));
+        assertThat(defaultOf(properties, "distributed-lock.aop.mode")).isEqualTo("proxy");
     }
 
     @Test
@@ -82,6 +84,21 @@ class DistributedLockPropertiesMetadataTests {
         assertThat(hinted).containsExactlyInAnyOrder(Arrays.stream(DistributedLockProperties.Store.values())
             .map((store) -> store.name().toLowerCase(Locale.ROOT).replace('_', '-'))
             .toArray(String[]::new));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyAopModeIsADescribedHintOfTheModeProperty() throws IOException {
+        Map<String, Object> metadata = metadata();
+        List<Map<String, Object>> hinted = ((List<Map<String, Object>>) metadata.get("hints")).stream()
+            .filter((hint) -> "distributed-lock.aop.mode".equals(hint.get("name")))
+            .flatMap((hint) -> ((List<Map<String, Object>>) hint.get("values")).stream())
+            .toList();
+        assertThat(hinted).extracting((value) -> (String) value.get("value"))
+            .containsExactlyInAnyOrder(Arrays.stream(DistributedLockProperties.Aop.Mode.values())
+                .map((mode) -> mode.name().toLowerCase(Locale.ROOT))
+                .toArray(String[]::new));
+        assertThat(hinted).allSatisfy((value) -> assertThat((String) value.get("description")).isNotBlank());
     }
 
     /** The default as text: the basic JSON parser keeps numbers and booleans as strings. */
