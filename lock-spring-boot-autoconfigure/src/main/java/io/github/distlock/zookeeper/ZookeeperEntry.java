@@ -45,6 +45,9 @@ final class ZookeeperEntry implements StoreEntry {
 
     private final String key;
 
+    /** The lock's container node: the key escaped once, not on every read of the queue. */
+    private final String lockNode;
+
     private final byte[] value;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -73,6 +76,7 @@ final class ZookeeperEntry implements StoreEntry {
         this.store = store;
         this.session = session;
         this.key = key;
+        this.lockNode = store.keyspace().lockNode(key);
         this.value = value;
     }
 
@@ -174,7 +178,7 @@ final class ZookeeperEntry implements StoreEntry {
 
     private CompletableFuture<CuratorEvent> readQueue() {
         return this.store.background(callback -> this.store.client().getChildren().inBackground(callback)
-            .forPath(this.store.keyspace().lockNode(this.key)));
+            .forPath(this.lockNode));
     }
 
     /**
@@ -183,7 +187,7 @@ final class ZookeeperEntry implements StoreEntry {
      */
     private boolean awaitTurn(Wait wait, Wait attempt, CompletableFuture<CuratorEvent> pipelinedRead)
             throws EntryLostException, InterruptedException {
-        String lockNode = this.store.keyspace().lockNode(this.key);
+        String lockNode = this.lockNode;
         String own = nameOf(this.path);
         @Nullable CompletableFuture<CuratorEvent> pipelined = pipelinedRead;
         boolean first = true;
@@ -202,7 +206,7 @@ final class ZookeeperEntry implements StoreEntry {
                     queue = ZookeeperLockStore.sortedEntries(this.store.await(readQueue(), bound,
                             "Reading the lock queue", KeeperException.Code.NONODE).getChildren());
                 }
-                this.store.sweepOrphans(this.key, queue);
+                this.store.sweepOrphans(this.key, lockNode, queue);
             }
             catch (StoreUnavailableException ex) {
                 this.store.failed(ex);

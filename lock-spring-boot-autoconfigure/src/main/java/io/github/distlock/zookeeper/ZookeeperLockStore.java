@@ -408,11 +408,12 @@ final class ZookeeperLockStore implements LockStore {
 
     /**
      * Deletes the entries of this store in a lock's queue that no acquisition answers for.
+     * @param lockNode the lock's container node
      * @param entries the lock node's children, read before this call
      * @return how many were deleted
      */
-    int sweepOrphans(String key, List<String> entries) {
-        return this.sweeper.sweep(key, this.keyspace.lockNode(key), entries, path -> {
+    int sweepOrphans(String key, String lockNode, List<String> entries) {
+        return this.sweeper.sweep(key, lockNode, entries, path -> {
             logger.warn("Deleting lock entry {} of this registry on {}: no acquisition answers for it (a connection "
                     + "loss took the answer to its create)", path, this.where);
             deleteGuaranteed(key, path);
@@ -426,14 +427,17 @@ final class ZookeeperLockStore implements LockStore {
         // A late create may still land a while after the connection change: keep looking until then.
         long settle = Math.max(this.requestTimeoutNanos,
                 (current != null) ? TimeUnit.MILLISECONDS.toNanos(current.timeoutMillis) : 0);
-        this.sweeper.sweepSuspects(settle, (key, done) -> background(callback -> this.client.getChildren()
-            .inBackground(callback).forPath(this.keyspace.lockNode(key))).whenComplete((event, failure) -> {
-                int code = (event != null) ? event.getResultCode() : KeeperException.Code.SYSTEMERROR.intValue();
-                boolean read = code == KeeperException.Code.OK.intValue()
-                        || code == KeeperException.Code.NONODE.intValue();
-                done.accept(read && !this.sweeper.isCreatePending(key)
-                        && sweepOrphans(key, sortedEntries(event.getChildren())) == 0);
-            }));
+        this.sweeper.sweepSuspects(settle, (key, done) -> {
+            String lockNode = this.keyspace.lockNode(key);
+            background(callback -> this.client.getChildren().inBackground(callback).forPath(lockNode))
+                .whenComplete((event, failure) -> {
+                    int code = (event != null) ? event.getResultCode() : KeeperException.Code.SYSTEMERROR.intValue();
+                    boolean read = code == KeeperException.Code.OK.intValue()
+                            || code == KeeperException.Code.NONODE.intValue();
+                    done.accept(read && !this.sweeper.isCreatePending(key)
+                            && sweepOrphans(key, lockNode, sortedEntries(event.getChildren())) == 0);
+                });
+        });
     }
 
     boolean isCreateInFlight(String key) {
