@@ -1,0 +1,119 @@
+package io.github.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+
+/**
+ * What differs between the databases the JDBC store supports: the database clock as epoch
+ * milliseconds, the upsert that takes a key's row lock, the schema script, and whether waiters can
+ * be woken by {@code LISTEN/NOTIFY}. Everything else is plain SQL that all of them run.
+ */
+enum JdbcDialect {
+
+    POSTGRESQL("postgresql", "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT", true) {
+        @Override
+        String lockKeyRow(String keys) {
+            return "INSERT INTO " + keys + " (LOCK_ID, LOCK_KEY) VALUES (?, ?) "
+                    + "ON CONFLICT (LOCK_ID) DO UPDATE SET LOCK_KEY = EXCLUDED.LOCK_KEY";
+        }
+    },
+
+    /** MySQL 8.0+ and MariaDB 10.3+ (earlier versions could reset AUTO_INCREMENT on restart). */
+    MYSQL("mysql", "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", false) {
+        @Override
+        String lockKeyRow(String keys) {
+            // On a duplicate, InnoDB takes the row's exclusive lock before the (no-op) update.
+            return "INSERT INTO " + keys + " (LOCK_ID, LOCK_KEY) VALUES (?, ?) "
+                    + "ON DUPLICATE KEY UPDATE LOCK_KEY = VALUES(LOCK_KEY)";
+        }
+    },
+
+    H2("h2", "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)", false) {
+        @Override
+        String lockKeyRow(String keys) {
+            return "MERGE INTO " + keys + " (LOCK_ID, LOCK_KEY) KEY (LOCK_ID) VALUES (?, ?)";
+        }
+    };
+
+    private final String scriptName;
+
+    private final String nowMillis;
+
+    private final boolean notifications;
+
+    JdbcDialect(String scriptName, String nowMillis, boolean notifications) {
+        this.scriptName = scriptName;
+        this.nowMillis = nowMillis;
+        this.notifications = notifications;
+    }
+
+    /**
+     * @param keys the name of the key table
+     * @return a statement (lock id, escaped key) that creates the key's row if missing and holds its
+     * row lock until the transaction ends, so that entries of one key are written one transaction
+     * at a time
+     */
+    abstract String lockKeyRow(String keys);
+
+    /** @return an SQL expression: the database's clock, epoch milliseconds */
+    String nowMillis() {
+        return this.nowMillis;
+    }
+
+    /** @return whether waiters are woken by {@code LISTEN/NOTIFY} */
+    boolean hasNotifications() {
+        return this.notifications;
+    }
+
+    /** @return the class-path resource of the schema script, with {@value JdbcTables#DEFAULT_PREFIX} as the prefix */
+    String schemaScript() {
+        return "io/github/distlock/jdbc/schema-" + this.scriptName + ".sql";
+    }
+
+    /**
+     * @param connection a connection to the database
+     * @return its dialect
+     * @throws SQLException if the metadata could not be read
+     * @throws IllegalStateException if the database is none the store supports
+     */
+    static JdbcDialect of(Connection connection) throws SQLException {
+        DatabaseMetaData metaData = connection.getMetaData();
+        String product = metaData.getDatabaseProductName();
+        return of(product, metaData.getDatabaseMajorVersion(), metaData.getDatabaseMinorVersion());
+    }
+
+    static JdbcDialect of(String product, int major, int minor) {
+        String name = product.toLowerCase(Locale.ROOT);
+        if (name.contains("postgres")) {
+            requireVersion(product, major, minor, 10, 0);
+            return POSTGRESQL;
+        }
+        if (name.contains("mariadb")) {
+            requireVersion(product, major, minor, 10, 3);
+            return MYSQL;
+        }
+        if (name.contains("mysql")) {
+            // MariaDB drivers and servers may call themselves MySQL 5.5 for compatibility.
+            if (major == 5 && minor == 5) {
+                return MYSQL;
+            }
+            requireVersion(product, major, minor, 8, 0);
+            return MYSQL;
+        }
+        if (name.equals("h2")) {
+            requireVersion(product, major, minor, 2, 0);
+            return H2;
+        }
+        throw new IllegalStateException("The JDBC lock store supports PostgreSQL 10+, MySQL 8.0+, MariaDB 10.3+ and "
+                + "H2 2.x, but the DataSource connects to " + product + " " + major + "." + minor);
+    }
+
+    private static void requireVersion(String product, int major, int minor, int minMajor, int minMinor) {
+        if (major < minMajor || (major == minMajor && minor < minMinor)) {
+            throw new IllegalStateException("The JDBC lock store needs " + product + " " + minMajor + "." + minMinor
+                    + " or later, but the DataSource connects to " + product + " " + major + "." + minor);
+        }
+    }
+}

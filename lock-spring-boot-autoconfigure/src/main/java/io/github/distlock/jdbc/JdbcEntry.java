@@ -1,0 +1,309 @@
+package io.github.distlock.jdbc;
+
+import java.util.concurrent.TimeUnit;
+
+import io.github.distlock.core.Wait;
+import io.github.distlock.store.AbstractStoreEntry;
+import io.github.distlock.store.EntryLostException;
+import io.github.distlock.store.EntryValue;
+import io.github.distlock.store.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One acquisition's row in the entry table: written in a transaction that holds its key's row lock
+ * (so fences commit in order), owns the key when it is the oldest entry of the key, learns that from
+ * a notification ({@code LISTEN/NOTIFY} on PostgreSQL, a release in this process) or by reading the
+ * head of the queue again when the head's session would expire or the poll interval (with jitter)
+ * passed, and is deleted with a compare on its fence and session.
+ *
+ * <p>Invariants, besides those of {@link AbstractStoreEntry}: an entry behind a head whose session
+ * the database's clock says has expired deletes that session (only if it is still expired, so a
+ * renewal racing with it wins or loses atomically) before it reads again, so a dead process never
+ * holds a queue for longer than its session TTL; an entry never holds once its session's deadline
+ * on this process's clock passed.
+ */
+final class JdbcEntry extends AbstractStoreEntry {
+
+    /** After a failed read, the next one comes this soon (or at the poll interval, if shorter). */
+    private static final long FAILED_CHECK_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    /** A check scheduled by a head's expiry comes this long after it, for clocks that tick coarsely. */
+    private static final long EXPIRY_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+    final JdbcLockStore store;
+
+    final JdbcSession session;
+
+    final long number;
+
+    final String lockId;
+
+    final String value;
+
+    private volatile long fence;
+
+    private volatile @Nullable String ahead;
+
+    /** When the write committed ({@link System#nanoTime()}), once it did. */
+    private volatile long writtenAt;
+
+    /** When to read the head of the queue again; guarded by the lock. */
+    private long checkAt;
+
+    /**
+     * Told to read the head now (a notification, a local release); guarded by the lock. Kept apart
+     * from {@link #checkAt}, which the answer of a read in flight would overwrite.
+     */
+    private boolean checkRequested;
+
+    JdbcEntry(JdbcLockStore store, JdbcSession session, String key, String value) {
+        super(key);
+        this.store = store;
+        this.session = session;
+        this.number = session.nextEntryNumber();
+        this.lockId = JdbcTables.lockId(key);
+        this.value = value;
+    }
+
+    @Override
+    public boolean acquire(Wait wait, Wait attempt)
+            throws StoreUnavailableException, EntryLostException, InterruptedException {
+        this.store.track(this);
+        if (isLost()) {
+            // The session ended before the entry was written: writing it would leave it to nobody.
+            end();
+            throw gone();
+        }
+        JdbcLockStore.Head head;
+        try {
+            head = this.store.enqueue(this, attempt);
+        }
+        catch (StoreUnavailableException | InterruptedException ex) {
+            // Its write may have committed, or commit later: it is removed by its number.
+            end();
+            this.store.removeLater(this);
+            throw ex;
+        }
+        catch (EntryLostException ex) {
+            end();
+            throw ex;
+        }
+        markWaiting();
+        return awaitTurn(wait, head);
+    }
+
+    /** The write committed with {@code fence}. */
+    void written(long fence) {
+        this.fence = fence;
+        this.writtenAt = System.nanoTime();
+    }
+
+    private boolean awaitTurn(Wait wait, JdbcLockStore.Head head) throws EntryLostException, InterruptedException {
+        boolean owned = false;
+        try {
+            if (place(head)) {
+                owned = becomeHolder();
+                return owned;
+            }
+            while (true) {
+                Turn turn = wait.block(this::awaitChange);
+                switch (turn) {
+                    case LOST -> throw gone();
+                    case OVER -> {
+                        return false;
+                    }
+                    case CHECK -> {
+                        if (check(wait)) {
+                            owned = becomeHolder();
+                            return owned;
+                        }
+                    }
+                }
+            }
+        }
+        finally {
+            if (!owned) {
+                boolean wasLive = end();
+                if (wasLive || isLost()) {
+                    this.store.removeBeforeReturning(this);
+                }
+            }
+        }
+    }
+
+    private enum Turn { LOST, OVER, CHECK }
+
+    private Turn awaitChange(long remainingNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + Math.min(remainingNanos, Long.MAX_VALUE / 4);
+        this.lock.lock();
+        try {
+            while (true) {
+                if (isLost()) {
+                    return Turn.LOST;
+                }
+                long now = System.nanoTime();
+                if (this.checkRequested || now - this.checkAt >= 0) {
+                    this.checkRequested = false;
+                    return Turn.CHECK;
+                }
+                if (now - deadline >= 0) {
+                    return Turn.OVER;
+                }
+                this.changed.awaitNanos(Math.min(this.checkAt - now, deadline - now));
+            }
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** Reads the head of the queue. @return whether this entry holds */
+    private boolean check(Wait wait) throws EntryLostException, InterruptedException {
+        try {
+            JdbcLockStore.Head head = this.store.head(this, wait.atMost(this.store.requestTimeoutNanos()));
+            if (head != null && head.fence() != this.fence && head.leftMillis() <= 0) {
+                // Its session expired by the database's clock: end it, unless a renewal got there first.
+                this.store.deleteExpiredSession(head.sessionId(), wait.atMost(this.store.requestTimeoutNanos()));
+                head = this.store.head(this, wait.atMost(this.store.requestTimeoutNanos()));
+            }
+            if (head == null) {
+                lose("its lock entry was gone from the database while it waited (its session expired or the row "
+                        + "was deleted)", false);
+                throw gone();
+            }
+            return place(head);
+        }
+        catch (StoreUnavailableException ex) {
+            // Keep the place: the entry lives while renewals succeed; if they stop, it is lost.
+            this.store.failed(ex);
+            scheduleCheck(System.nanoTime() + Math.min(FAILED_CHECK_PAUSE_NANOS, this.store.pollIntervalNanos()));
+            return false;
+        }
+    }
+
+    /**
+     * @param head the oldest entry of the key up to this one
+     * @return whether this entry is the head; if not, when to check again is scheduled
+     */
+    private boolean place(JdbcLockStore.Head head) {
+        if (head.fence() == this.fence) {
+            return true;
+        }
+        this.ahead = EntryValue.decode(head.value()).describe();
+        long interval = this.store.nextPollNanos();
+        if (head.leftMillis() <= 0) {
+            interval = 0;
+        }
+        else {
+            interval = Math.min(interval, TimeUnit.MILLISECONDS.toNanos(head.leftMillis()) + EXPIRY_MARGIN_NANOS);
+        }
+        scheduleCheck(System.nanoTime() + interval);
+        return false;
+    }
+
+    private void scheduleCheck(long at) {
+        this.lock.lock();
+        try {
+            this.checkAt = at;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** The head of the queue may have changed: read it now. */
+    void checkNow() {
+        signal(() -> this.checkRequested = true);
+    }
+
+    private boolean becomeHolder() throws EntryLostException {
+        this.lock.lock();
+        try {
+            if (!isLost() && System.nanoTime() - this.session.renewedAt() >= this.store.ttlNanos()) {
+                // The database may have expired the session: it cannot hold, whatever the last answer said.
+                loseLocked(JdbcLockStore.noRenewal(this.store.ttlNanos()), true);
+            }
+            markHoldingLocked();
+            return true;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean release() throws StoreUnavailableException {
+        if (!end()) {
+            // Lost meanwhile (and reported then): remove what is left.
+            this.store.removeLater(this);
+            return false;
+        }
+        boolean released;
+        try {
+            released = this.store.release(this);
+        }
+        catch (StoreUnavailableException ex) {
+            this.store.removeLater(this);
+            throw ex;
+        }
+        if (!released) {
+            lostAtRelease("its lock entry was already gone from the database at release (its session expired "
+                    + "or the row was deleted)");
+        }
+        return released;
+    }
+
+    @Override
+    public void discard() {
+        end();
+        this.store.removeLater(this);
+    }
+
+    @Override
+    protected void untrack() {
+        this.store.untrack(this);
+    }
+
+    @Override
+    protected void holdLost(String reason) {
+        this.store.holdLost(this, reason);
+    }
+
+    @Override
+    public long fence() {
+        return this.fence;
+    }
+
+    @Override
+    public @Nullable String ahead() {
+        return this.ahead;
+    }
+
+    /** @return whether the entry's write committed */
+    boolean isWritten() {
+        return this.fence != 0;
+    }
+
+    /** @return whether the entry ended or was lost */
+    boolean isOver() {
+        return isEnded() || isLost();
+    }
+
+    long writtenAt() {
+        return this.writtenAt;
+    }
+
+    /**
+     * Also ends a written entry whose session's deadline passed before the maintenance thread
+     * noticed (a process that resumes from a pause must not believe it still holds a moment longer).
+     */
+    @Override
+    public @Nullable String lostReason() {
+        String lost = super.lostReason();
+        if (lost == null && isWritten() && System.nanoTime() - this.session.renewedAt() >= this.store.ttlNanos()) {
+            lose(JdbcLockStore.noRenewal(this.store.ttlNanos()), true);
+            lost = super.lostReason();
+        }
+        return lost;
+    }
+}

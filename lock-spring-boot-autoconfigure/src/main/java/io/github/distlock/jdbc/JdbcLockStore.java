@@ -1,0 +1,1087 @@
+package io.github.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+import javax.sql.DataSource;
+
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
+import io.github.distlock.core.LockStatistics;
+import io.github.distlock.core.Wait;
+import io.github.distlock.store.EntryLostException;
+import io.github.distlock.store.EntryValue;
+import io.github.distlock.store.HoldLossListener;
+import io.github.distlock.store.LockListing;
+import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreCalls;
+import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JDBC {@link LockStore}: the tables of {@link JdbcTables}, statements run in short transactions
+ * on connections borrowed from the application's {@link DataSource} for one call each (a held lock
+ * pins no connection), every call run on the store's own threads so that the caller's wait bounds it
+ * whatever the pool's connection timeout.
+ *
+ * <p>Invariants: an entry is tracked (renewed with its session, reachable by notifications) from
+ * just before its write until it ends; a session is lost exactly when the database says its row is
+ * gone or expired or when one TTL passed since the send of its last acknowledged renewal, whichever
+ * comes first, so no hold outlives what the database may have expired; entries of one key are
+ * written one transaction at a time (the key row's lock), so the queue's fence order is its commit
+ * order; removals the database did not confirm are retried until confirmed or their session ended.
+ */
+final class JdbcLockStore implements LockStore {
+
+    private static final Logger logger = LoggerFactory.getLogger(JdbcLockStore.class);
+
+    /** How long a giving-up acquisition waits for the database to confirm its entry's removal before returning. */
+    private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    /** Pause before a removal the database did not confirm is tried again; doubled up to the next bound. */
+    private static final long REMOVAL_RETRY_MILLIS = 500;
+
+    private static final long MAX_REMOVAL_RETRY_MILLIS = 5_000;
+
+    /** After a failed renewal, the next comes this soon (or at a tenth of the TTL, if sooner). */
+    private static final long FAILED_RENEWAL_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** How often the rows of keys without entries are deleted. */
+    private static final long IDLE_KEY_SWEEP_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    /** How long a notification for a fence no entry registered yet is kept. */
+    private static final long UNCLAIMED_NOTIFICATION_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    /** Calls in flight at once, at most: more fail at once rather than pile up threads on a hung database. */
+    private static final int MAX_CALLS = 256;
+
+    /** Deadlocks and serialization failures of one write are retried this often within its bound. */
+    private static final int WRITE_ATTEMPTS = 5;
+
+    private final DataSource dataSource;
+
+    private final String tablePrefix;
+
+    private final @Nullable JdbcDialect configuredDialect;
+
+    private final long ttlNanos;
+
+    private final long requestTimeoutNanos;
+
+    private final @Nullable Duration configuredPollInterval;
+
+    private final String ownerIdentity;
+
+    private final String where;
+
+    private final LockStatistics.Recorder statistics;
+
+    private final HoldLossListener losses;
+
+    /** Schedules; never blocks on the database. */
+    private final ScheduledExecutorService maintenance;
+
+    /** Renewals and sweeps, one at a time. */
+    private final ExecutorService renewer;
+
+    /** Every other call. */
+    private final ThreadPoolExecutor calls;
+
+    /** Written entries by fence, for notifications. */
+    private final Map<Long, JdbcEntry> byFence = new ConcurrentHashMap<>();
+
+    /** Fences notified before an entry of this store registered them (or of other stores): when they came. */
+    private final Map<Long, Long> unclaimedNotifications = new ConcurrentHashMap<>();
+
+    private final ReentrantLock sessionStart = new ReentrantLock();
+
+    private final ReentrantLock deadlineLock = new ReentrantLock();
+
+    private final AtomicInteger pendingRemovals = new AtomicInteger();
+
+    private final AtomicBoolean renewing = new AtomicBoolean();
+
+    private volatile @Nullable JdbcTables tables;
+
+    private volatile @Nullable JdbcSession session;
+
+    private volatile @Nullable JdbcNotifications notifications;
+
+    private @Nullable ScheduledFuture<?> deadlineCheck;
+
+    private volatile long nextIdleKeySweep;
+
+    private volatile boolean closed;
+
+    JdbcLockStore(DataSource dataSource, String tablePrefix, @Nullable JdbcDialect dialect, Duration leaseTtl,
+            Duration requestTimeout, @Nullable Duration pollInterval, String ownerIdentity, String where,
+            LockStatistics.Recorder statistics, HoldLossListener losses) {
+        this.dataSource = dataSource;
+        this.tablePrefix = tablePrefix;
+        this.configuredDialect = dialect;
+        this.ttlNanos = leaseTtl.toNanos();
+        this.requestTimeoutNanos = requestTimeout.toNanos();
+        this.configuredPollInterval = pollInterval;
+        this.ownerIdentity = ownerIdentity;
+        this.where = where;
+        this.statistics = statistics;
+        this.losses = losses;
+        this.maintenance = Executors.newSingleThreadScheduledExecutor(daemon("distlock-jdbc-maintenance"));
+        this.renewer = Executors.newSingleThreadExecutor(daemon("distlock-jdbc-renewal"));
+        this.calls = new ThreadPoolExecutor(0, MAX_CALLS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                daemon("distlock-jdbc"));
+        if (dialect != null) {
+            this.tables = new JdbcTables(tablePrefix, dialect);
+        }
+        long renewalPeriod = Math.max(1, this.ttlNanos / 3);
+        this.maintenance.scheduleWithFixedDelay(this::renew, renewalPeriod, renewalPeriod, TimeUnit.NANOSECONDS);
+    }
+
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    /** The oldest entry of a key up to some fence, and the milliseconds its session has left by the database's clock. */
+    record Head(long fence, String value, String sessionId, long leftMillis) {
+    }
+
+    /** Work on one borrowed connection. */
+    @FunctionalInterface
+    interface SqlWork<T> {
+
+        T run(Connection connection, JdbcTables tables) throws SQLException;
+    }
+
+    // ---- calls ---------------------------------------------------------------------------------
+
+    /**
+     * Runs {@code work} on a connection of the pool, on a thread of the store, and waits within {@code bound}.
+     * @return the work's answer
+     */
+    private <T> T call(SqlWork<T> work, Wait bound, String what) throws StoreUnavailableException, InterruptedException {
+        return StoreCalls.await(submit(work, this.calls), bound, what);
+    }
+
+    private <T> CompletableFuture<T> submit(SqlWork<T> work, ExecutorService executor) {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        try {
+            executor.execute(() -> {
+                try {
+                    answer.complete(withConnection(work));
+                }
+                catch (SQLException | RuntimeException ex) {
+                    answer.completeExceptionally(ex);
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            answer.completeExceptionally(new SQLException(this.closed ? "the lock registry is closed"
+                    : "too many database calls of the lock registry in flight (" + MAX_CALLS + ")", ex));
+        }
+        return answer;
+    }
+
+    private <T> T withConnection(SqlWork<T> work) throws SQLException {
+        try (Connection connection = this.dataSource.getConnection()) {
+            JdbcTables current = tables(connection);
+            boolean autoCommit = connection.getAutoCommit();
+            T answer;
+            try {
+                answer = work.run(connection, current);
+                if (!connection.getAutoCommit()) {
+                    connection.commit();
+                }
+            }
+            catch (SQLException | RuntimeException ex) {
+                if (!connection.getAutoCommit()) {
+                    rollbackQuietly(connection);
+                }
+                throw ex;
+            }
+            finally {
+                if (connection.getAutoCommit() != autoCommit) {
+                    connection.setAutoCommit(autoCommit);
+                }
+            }
+            return answer;
+        }
+        catch (SQLException ex) {
+            throw explained(ex);
+        }
+    }
+
+    private static void rollbackQuietly(Connection connection) {
+        try {
+            connection.rollback();
+        }
+        catch (SQLException ex) {
+            logger.debug("Rollback failed: {}", ex.getMessage());
+        }
+    }
+
+    private JdbcTables tables(Connection connection) throws SQLException {
+        JdbcTables current = this.tables;
+        if (current == null) {
+            JdbcDialect dialect = JdbcDialect.of(connection);
+            current = new JdbcTables(this.tablePrefix, dialect);
+            this.tables = current;
+        }
+        return current;
+    }
+
+    /** Says what to do when the tables are missing, which every call would otherwise report in the database's words. */
+    private SQLException explained(SQLException ex) {
+        String state = ex.getSQLState();
+        if (state != null && (state.equals("42P01") || state.equals("42S02") || state.equals("42102"))) {
+            return new SQLException("The lock tables " + this.tablePrefix + "* are missing (" + ex.getMessage()
+                    + "); create them with the schema script in the jar (io/github/distlock/jdbc/schema-*.sql) or set "
+                    + "distributed-lock.jdbc.initialize-schema=always", state, ex);
+        }
+        return ex;
+    }
+
+    private PreparedStatement prepare(Connection connection, String sql) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql);
+        statement.setQueryTimeout(queryTimeoutSeconds());
+        return statement;
+    }
+
+    /** The insert of an entry, answering its fence as the generated key. */
+    private static PreparedStatement prepareInsert(Connection connection, JdbcTables tables) throws SQLException {
+        // PostgreSQL's driver quotes the column names it is given, and the column is folded to lower case there.
+        return (tables.dialect() == JdbcDialect.POSTGRESQL)
+                ? connection.prepareStatement(tables.insertEntry, new String[] { "fence" })
+                : connection.prepareStatement(tables.insertEntry, Statement.RETURN_GENERATED_KEYS);
+    }
+
+    private int queryTimeoutSeconds() {
+        return (int) Math.max(1, TimeUnit.NANOSECONDS.toSeconds(this.requestTimeoutNanos + 999_999_999));
+    }
+
+    /** Runs {@code work} in a transaction of its own, retried on deadlocks and serialization failures. */
+    private static <T> T inTransaction(Connection connection, SqlWork<T> work, JdbcTables tables) throws SQLException {
+        if (connection.getAutoCommit()) {
+            connection.setAutoCommit(false);
+        }
+        for (int attempt = 1;; attempt++) {
+            try {
+                T answer = work.run(connection, tables);
+                connection.commit();
+                return answer;
+            }
+            catch (SQLException ex) {
+                rollbackQuietly(connection);
+                if (attempt >= WRITE_ATTEMPTS || !isTransient(ex, tables.dialect())) {
+                    throw ex;
+                }
+            }
+        }
+    }
+
+    /** Deadlocks, serialization failures and (H2) two MERGEs racing to create one key row. */
+    private static boolean isTransient(SQLException ex, JdbcDialect dialect) {
+        String state = ex.getSQLState();
+        return state != null && (state.startsWith("40") || (dialect == JdbcDialect.H2 && state.equals("23505")));
+    }
+
+    private static boolean isForeignKeyViolation(SQLException ex) {
+        String state = ex.getSQLState();
+        // 23503 PostgreSQL, 23506 H2; MySQL and MariaDB report 23000 with error 1452.
+        return state != null && (state.equals("23503") || state.equals("23506")
+                || (state.equals("23000") && ex.getErrorCode() == 1452));
+    }
+
+    // ---- entries -------------------------------------------------------------------------------
+
+    @Override
+    public StoreEntry newEntry(String key, Wait attempt) throws StoreUnavailableException, InterruptedException {
+        checkOpen();
+        JdbcSession current = liveSession(attempt);
+        String value = EntryValue.encode(this.ownerIdentity, Thread.currentThread().getName(),
+                System.currentTimeMillis()).replace('\0', ' ');
+        return new JdbcEntry(this, current, key, value);
+    }
+
+    private JdbcSession liveSession(Wait attempt) throws StoreUnavailableException, InterruptedException {
+        JdbcSession current = this.session;
+        if (current != null && current.isAlive(this.ttlNanos)) {
+            return current;
+        }
+        if (!attempt.lock(this.sessionStart)) {
+            throw new StoreUnavailableException("Starting a session on " + this.where + " took too long", null);
+        }
+        try {
+            checkOpen();
+            current = this.session;
+            if (current != null && current.isAlive(this.ttlNanos)) {
+                return current;
+            }
+            if (current != null) {
+                loseSession(current, "the database acknowledged no renewal of the session within the lease TTL");
+            }
+            String id = UUID.randomUUID().toString();
+            long sentAt = System.nanoTime();
+            long ttlMillis = ttlMillis();
+            call((connection, tables) -> {
+                try (PreparedStatement insert = prepare(connection, tables.insertSession)) {
+                    insert.setString(1, id);
+                    insert.setString(2, this.ownerIdentity);
+                    insert.setLong(3, ttlMillis);
+                    insert.setLong(4, ttlMillis);
+                    return insert.executeUpdate();
+                }
+            }, attempt.atMost(this.requestTimeoutNanos), "Starting a session");
+            JdbcSession started = new JdbcSession(id, sentAt);
+            this.session = started;
+            scheduleDeadlineCheck();
+            return started;
+        }
+        finally {
+            this.sessionStart.unlock();
+        }
+    }
+
+    /**
+     * Writes {@code entry} and reads the head of its queue, in one transaction that holds the key
+     * row's lock, so no entry of the key with a smaller fence can commit after it.
+     * @return the head, which is the entry itself if it holds
+     * @throws EntryLostException if its session was gone from the database
+     */
+    Head enqueue(JdbcEntry entry, Wait attempt)
+            throws StoreUnavailableException, EntryLostException, InterruptedException {
+        CompletableFuture<Enqueued> write = submit((connection, tables) -> inTransaction(connection, (c, t) -> {
+            try (PreparedStatement lockRow = prepare(c, t.lockKeyRow)) {
+                lockRow.setString(1, entry.lockId);
+                lockRow.setString(2, JdbcTables.escape(entry.lockKey()));
+                lockRow.executeUpdate();
+            }
+            long fence;
+            try (PreparedStatement insert = prepareInsert(c, t)) {
+                insert.setQueryTimeout(queryTimeoutSeconds());
+                insert.setString(1, entry.lockId);
+                insert.setString(2, entry.session.id);
+                insert.setLong(3, entry.number);
+                insert.setString(4, entry.value);
+                insert.executeUpdate();
+                try (ResultSet keys = insert.getGeneratedKeys()) {
+                    if (!keys.next()) {
+                        throw new SQLException("The database returned no fence for the new lock entry");
+                    }
+                    fence = keys.getLong(1);
+                }
+            }
+            Head head = readHead(c, t, entry.lockId, fence);
+            if (head == null) {
+                throw new SQLException("The new lock entry was not found in its own transaction");
+            }
+            return new Enqueued(fence, head);
+        }, tables), this.calls);
+        Enqueued answer;
+        try {
+            answer = StoreCalls.await(write.copy(), attempt.atMost(this.requestTimeoutNanos), "Writing the lock entry");
+        }
+        catch (StoreUnavailableException ex) {
+            if (ex.getCause() instanceof SQLException sql && isForeignKeyViolation(sql)) {
+                JdbcSession lost = entry.session;
+                loseSession(lost, "its session row was gone from the database (expired and deleted)");
+                String reason = lost.lostReason();
+                throw new EntryLostException((reason != null) ? reason : "its session was lost", true);
+            }
+            // Committed later after all: removed then too.
+            write.thenRun(() -> removeLater(entry));
+            throw ex;
+        }
+        catch (InterruptedException ex) {
+            write.thenRun(() -> removeLater(entry));
+            throw ex;
+        }
+        entry.written(answer.fence());
+        this.byFence.put(answer.fence(), entry);
+        if (entry.isOver()) {
+            this.byFence.remove(answer.fence());
+        }
+        else if (this.unclaimedNotifications.remove(answer.fence()) != null) {
+            // A release named it between its commit and now.
+            entry.checkNow();
+        }
+        ensureListening();
+        return answer.head();
+    }
+
+    private record Enqueued(long fence, Head head) {
+    }
+
+    private @Nullable Head readHead(Connection connection, JdbcTables tables, String lockId, long fence)
+            throws SQLException {
+        try (PreparedStatement head = prepare(connection, tables.head)) {
+            head.setString(1, lockId);
+            head.setLong(2, fence);
+            try (ResultSet row = head.executeQuery()) {
+                if (!row.next()) {
+                    return null;
+                }
+                return new Head(row.getLong(1), row.getString(2), row.getString(3), row.getLong(4));
+            }
+        }
+    }
+
+    /** @return the oldest entry of the entry's key up to the entry, or {@code null} if the entry is gone */
+    @Nullable Head head(JdbcEntry entry, Wait bound) throws StoreUnavailableException, InterruptedException {
+        return call((connection, tables) -> Optional.ofNullable(readHead(connection, tables, entry.lockId,
+                entry.fence())), bound, "Reading the lock queue").orElse(null);
+    }
+
+    /** Deletes a session whose time has passed by the database's clock, with its entries. */
+    void deleteExpiredSession(String sessionId, Wait bound) throws StoreUnavailableException, InterruptedException {
+        int deleted = call((connection, tables) -> {
+            try (PreparedStatement delete = prepare(connection, tables.deleteExpiredSession)) {
+                delete.setString(1, sessionId);
+                return delete.executeUpdate();
+            }
+        }, bound, "Deleting an expired session");
+        if (deleted > 0) {
+            logger.debug("Deleted expired lock session {} and its entries", sessionId);
+        }
+    }
+
+    /**
+     * Deletes a held entry, with a compare on its fence and session; on PostgreSQL, notifies the
+     * next entry of its key in the same statement.
+     * @return whether it was there
+     */
+    boolean release(JdbcEntry entry) throws StoreUnavailableException {
+        Wait bound = Wait.timeout(this.requestTimeoutNanos, false);
+        int released;
+        try {
+            released = call((connection, tables) -> deleteEntry(connection, tables, entry), bound,
+                    "Releasing the lock entry");
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
+        }
+        wakeLocalWaiters(entry.lockId);
+        return released > 0;
+    }
+
+    private int deleteEntry(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
+        String notifying = tables.deleteEntryAndNotify;
+        if (notifying == null) {
+            try (PreparedStatement delete = prepare(connection, tables.deleteEntry)) {
+                delete.setLong(1, entry.fence());
+                delete.setString(2, entry.session.id);
+                return delete.executeUpdate();
+            }
+        }
+        try (PreparedStatement delete = prepare(connection, notifying)) {
+            delete.setString(1, entry.lockId);
+            delete.setLong(2, entry.fence());
+            delete.setString(3, entry.session.id);
+            delete.setString(4, tables.channel);
+            delete.setLong(5, entry.fence());
+            delete.execute();
+            if (!delete.getMoreResults()) {
+                throw new SQLException("The release answered no count");
+            }
+            try (ResultSet row = delete.getResultSet()) {
+                return row.next() ? row.getInt(1) : 0;
+            }
+        }
+    }
+
+    /** Another entry of this process may be next: with no notifications, it would only learn at its next poll. */
+    private void wakeLocalWaiters(String lockId) {
+        JdbcTables current = this.tables;
+        if (current != null && current.dialect().hasNotifications() && this.notifications != null) {
+            return;
+        }
+        for (JdbcEntry waiting : this.byFence.values()) {
+            if (waiting.lockId.equals(lockId)) {
+                waiting.checkNow();
+            }
+        }
+    }
+
+    void track(JdbcEntry entry) {
+        entry.session.entries.add(entry);
+        // Checked after adding: a session lost before that would never end this entry.
+        String sessionLost = entry.session.lostReason();
+        if (sessionLost != null) {
+            entry.lose(sessionLost, true);
+        }
+    }
+
+    void untrack(JdbcEntry entry) {
+        entry.session.entries.remove(entry);
+        if (entry.isWritten()) {
+            this.byFence.remove(entry.fence(), entry);
+        }
+    }
+
+    void holdLost(JdbcEntry entry, String reason) {
+        this.losses.holdLost(entry, reason);
+    }
+
+    void failed(StoreUnavailableException ex) {
+        this.statistics.backendError();
+        logger.debug("Database call failed: {}", ex.getMessage());
+    }
+
+    // ---- notifications -------------------------------------------------------------------------
+
+    /** On PostgreSQL, starts listening for released locks once this store has written an entry. */
+    private void ensureListening() {
+        JdbcTables current = this.tables;
+        if (this.notifications != null || current == null || !current.dialect().hasNotifications() || this.closed) {
+            return;
+        }
+        this.sessionStart.lock();
+        try {
+            if (this.notifications == null && !this.closed) {
+                JdbcNotifications started = new JdbcNotifications(this.dataSource, current.channel, this::notified,
+                        this::wakeAll, this.where);
+                this.notifications = started;
+                started.start();
+            }
+        }
+        finally {
+            this.sessionStart.unlock();
+        }
+    }
+
+    /** A release named {@code fence} as the next entry of its key. */
+    private void notified(long fence) {
+        JdbcEntry entry = this.byFence.get(fence);
+        if (entry == null) {
+            // Perhaps an entry of this store whose write committed but whose writer has not
+            // registered the fence yet: the writer claims the notification when it does. Both sides
+            // put first and look second, so one of them sees the other.
+            this.unclaimedNotifications.put(fence, System.nanoTime());
+            entry = this.byFence.get(fence);
+            if (entry == null || this.unclaimedNotifications.remove(fence) == null) {
+                pruneUnclaimedNotifications();
+                return;
+            }
+        }
+        entry.checkNow();
+    }
+
+    /** Notifications for entries of other processes pile up here: keep the last few seconds' only. */
+    private void pruneUnclaimedNotifications() {
+        if (this.unclaimedNotifications.size() > 64) {
+            long now = System.nanoTime();
+            this.unclaimedNotifications.values().removeIf(at -> now - at > UNCLAIMED_NOTIFICATION_NANOS);
+        }
+    }
+
+    /** Notifications may have been missed (the listener (re)connected): every waiter reads again. */
+    private void wakeAll() {
+        this.byFence.values().forEach(JdbcEntry::checkNow);
+    }
+
+    // ---- removals ------------------------------------------------------------------------------
+
+    /**
+     * Removes what is left of an entry, in the background, until the database answers or the
+     * entry's session ended (its rows go with the session). An entry whose write had no answer is
+     * removed by its number, which needs no fence.
+     */
+    void removeLater(JdbcEntry entry) {
+        this.pendingRemovals.incrementAndGet();
+        removeAttempt(entry, null, REMOVAL_RETRY_MILLIS);
+    }
+
+    /**
+     * Removes what is left of an entry whose acquisition gave up and waits briefly for the
+     * database to confirm, so that the next acquisition (in any process) does not find it in its
+     * way; if the database does not confirm in time, removal goes on as for {@link #removeLater}.
+     */
+    void removeBeforeReturning(JdbcEntry entry) {
+        this.pendingRemovals.incrementAndGet();
+        CompletableFuture<Void> confirmed = new CompletableFuture<>();
+        removeAttempt(entry, confirmed, REMOVAL_RETRY_MILLIS);
+        try {
+            StoreCalls.await(confirmed, Wait.timeout(Math.min(this.requestTimeoutNanos, GIVE_UP_CONFIRM_NANOS), false),
+                    "Removing the lock entry");
+        }
+        catch (StoreUnavailableException | InterruptedException ex) {
+            logger.debug("Removal of lock entry {} not confirmed yet; retrying in the background", entry.fence());
+        }
+    }
+
+    private void removeAttempt(JdbcEntry entry, @Nullable CompletableFuture<Void> confirmed, long nextDelayMillis) {
+        if (entry.session.lostReason() != null && !this.closed) {
+            // The session's rows are deleted with it, by whoever finds it expired.
+            this.pendingRemovals.decrementAndGet();
+            if (confirmed != null) {
+                confirmed.complete(null);
+            }
+            return;
+        }
+        CompletableFuture<Integer> removal = submit((connection, tables) -> {
+            try (PreparedStatement delete = prepare(connection, tables.deleteEntryByNumber)) {
+                delete.setString(1, entry.session.id);
+                delete.setLong(2, entry.number);
+                return delete.executeUpdate();
+            }
+        }, this.calls);
+        removal.orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((removed, failure) -> {
+            if (failure == null) {
+                this.pendingRemovals.decrementAndGet();
+                if (removed > 0) {
+                    wakeLocalWaiters(entry.lockId);
+                }
+                if (confirmed != null) {
+                    confirmed.complete(null);
+                }
+            }
+            else {
+                this.statistics.backendError();
+                retryRemoval(entry, confirmed, nextDelayMillis);
+            }
+        });
+    }
+
+    private void retryRemoval(JdbcEntry entry, @Nullable CompletableFuture<Void> confirmed, long delayMillis) {
+        try {
+            this.maintenance.schedule(() -> removeAttempt(entry, confirmed, Math.min(2 * delayMillis,
+                    MAX_REMOVAL_RETRY_MILLIS)), delayMillis, TimeUnit.MILLISECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // Closed meanwhile: the entry goes with its session, which nobody renews now.
+            this.pendingRemovals.decrementAndGet();
+        }
+    }
+
+    /** @return removals not yet confirmed by the database (nor made moot by the session's end) */
+    int pendingRemovals() {
+        return this.pendingRemovals.get();
+    }
+
+    // ---- session renewal -----------------------------------------------------------------------
+
+    /**
+     * Renews the session and checks that its entries are still there, on the renewal thread; a
+     * renewal still running when the next is due is not doubled. Never throws.
+     */
+    private void renew() {
+        JdbcSession current = this.session;
+        if (current == null || current.lostReason() != null || this.closed) {
+            checkDeadlines();
+            return;
+        }
+        if (!this.renewing.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            this.renewer.execute(() -> {
+                try {
+                    renewNow(current);
+                }
+                finally {
+                    this.renewing.set(false);
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            this.renewing.set(false);
+        }
+        scheduleDeadlineCheck();
+    }
+
+    private void renewNow(JdbcSession current) {
+        long sentAt = System.nanoTime();
+        try {
+            Optional<Set<Long>> present = withConnection((connection, tables) -> {
+                try (PreparedStatement renew = prepare(connection, tables.renewSession)) {
+                    renew.setLong(1, ttlMillis());
+                    renew.setString(2, current.id);
+                    if (renew.executeUpdate() == 0) {
+                        return Optional.empty();
+                    }
+                }
+                if (!connection.getAutoCommit()) {
+                    connection.commit();
+                }
+                Set<Long> fences = new HashSet<>();
+                try (PreparedStatement entries = prepare(connection, tables.sessionEntries)) {
+                    entries.setString(1, current.id);
+                    try (ResultSet rows = entries.executeQuery()) {
+                        while (rows.next()) {
+                            fences.add(rows.getLong(1));
+                        }
+                    }
+                }
+                return Optional.of(fences);
+            });
+            if (present.isEmpty()) {
+                loseSession(current, "its session row was gone from the database or had expired");
+                return;
+            }
+            current.renewed(sentAt);
+            for (JdbcEntry entry : current.entries) {
+                // Only entries whose write had committed before the read was sent can be missing from it.
+                if (entry.isWritten() && entry.writtenAt() - sentAt < 0 && !present.get().contains(entry.fence())) {
+                    entry.lose("its lock entry was gone from the database (deleted)", false);
+                }
+            }
+            sweep();
+            scheduleDeadlineCheck();
+        }
+        catch (SQLException | RuntimeException ex) {
+            this.statistics.backendError();
+            logger.debug("Renewal of the lock session on {} failed: {}", this.where, ex.getMessage());
+            // A transient failure must not cost a hold that is still within its TTL: try again soon.
+            try {
+                this.maintenance.schedule(this::renew, Math.min(FAILED_RENEWAL_RETRY_NANOS, this.ttlNanos / 10),
+                        TimeUnit.NANOSECONDS);
+            }
+            catch (RejectedExecutionException closedMeanwhile) {
+                // Closed.
+            }
+        }
+    }
+
+    /** Deletes expired sessions (with their entries) and, now and then, the rows of keys without entries. */
+    private void sweep() throws SQLException {
+        int sessions = withConnection((connection, tables) -> {
+            try (PreparedStatement delete = prepare(connection, tables.deleteExpiredSessions)) {
+                return delete.executeUpdate();
+            }
+        });
+        if (sessions > 0) {
+            logger.debug("Deleted {} expired lock session(s) and their entries", sessions);
+            wakeAll();
+        }
+        long now = System.nanoTime();
+        if (now - this.nextIdleKeySweep >= 0) {
+            this.nextIdleKeySweep = now + IDLE_KEY_SWEEP_NANOS
+                    + ThreadLocalRandom.current().nextLong(IDLE_KEY_SWEEP_NANOS / 4);
+            try {
+                withConnection((connection, tables) -> {
+                    try (PreparedStatement delete = prepare(connection, tables.deleteIdleKeys)) {
+                        return delete.executeUpdate();
+                    }
+                });
+            }
+            catch (SQLException ex) {
+                // An entry written meanwhile (the foreign key refuses) or another registry sweeping: next time.
+                logger.debug("Deleting idle lock keys failed: {}", ex.getMessage());
+            }
+        }
+    }
+
+    /** Ends the session once one TTL passed since the send of its last acknowledged renewal. */
+    private void checkDeadlines() {
+        JdbcSession current = this.session;
+        if (current == null) {
+            return;
+        }
+        if (current.lostReason() == null && System.nanoTime() - current.renewedAt() >= this.ttlNanos) {
+            loseSession(current, noRenewal(this.ttlNanos));
+        }
+        scheduleDeadlineCheck();
+    }
+
+    /** Why a session whose renewals the database did not acknowledge in time is lost. */
+    static String noRenewal(long ttlNanos) {
+        return "the database acknowledged no renewal of the lock session within the lease TTL ("
+                + Duration.ofNanos(ttlNanos) + ")";
+    }
+
+    /** Arms one check at the current session's deadline. */
+    void scheduleDeadlineCheck() {
+        this.deadlineLock.lock();
+        try {
+            JdbcSession current = this.session;
+            if (current == null || current.lostReason() != null || this.maintenance.isShutdown()) {
+                return;
+            }
+            long delay = Math.max(0, current.renewedAt() + this.ttlNanos - System.nanoTime());
+            if (this.deadlineCheck != null) {
+                this.deadlineCheck.cancel(false);
+            }
+            this.deadlineCheck = this.maintenance.schedule(this::checkDeadlines, delay, TimeUnit.NANOSECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // Closed meanwhile.
+        }
+        finally {
+            this.deadlineLock.unlock();
+        }
+    }
+
+    private void loseSession(JdbcSession lost, String reason) {
+        if (!lost.lose(reason)) {
+            return;
+        }
+        if (!this.closed) {
+            this.statistics.sessionLost();
+            logger.warn("Lock session {} on {} ended: {}; its locks are lost", lost.id, this.where, reason);
+        }
+        for (JdbcEntry entry : lost.entries) {
+            entry.lose(reason, true);
+        }
+    }
+
+    // ---- reads ---------------------------------------------------------------------------------
+
+    @Override
+    public LockSnapshot read(String key, int maxEntries, boolean withLeases) {
+        try {
+            String lockId = JdbcTables.lockId(key);
+            return call((connection, tables) -> readQueue(connection, tables, key, lockId, maxEntries, withLeases),
+                    Wait.timeout(this.requestTimeoutNanos, false), "Reading lock '" + key + "'");
+        }
+        catch (StoreUnavailableException ex) {
+            throw new IllegalStateException("Could not read lock '" + key + "' from " + this.where + ": "
+                    + ex.getMessage(), ex);
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
+        }
+    }
+
+    private LockSnapshot readQueue(Connection connection, JdbcTables tables, String key, String lockId,
+            int maxEntries, boolean withLeases) throws SQLException {
+        List<LockSnapshot.Entry> queued = new ArrayList<>();
+        try (PreparedStatement queue = prepare(connection, tables.queue)) {
+            queue.setString(1, lockId);
+            queue.setInt(2, maxEntries);
+            try (ResultSet rows = queue.executeQuery()) {
+                while (rows.next()) {
+                    EntryValue value = EntryValue.decode(rows.getString(2));
+                    long leftMillis = rows.getLong(4);
+                    if (leftMillis <= 0) {
+                        // Its session expired: it holds nothing, whoever deletes the session first removes it.
+                        continue;
+                    }
+                    Duration leaseLeft = withLeases ? Duration.ofMillis(leftMillis) : null;
+                    queued.add(new LockSnapshot.Entry(value.owner(), value.thread(), rows.getLong(1),
+                            value.queuedAt(), rows.getString(3) + "-" + rows.getLong(5), leaseLeft));
+                }
+            }
+        }
+        return queued.isEmpty() ? new LockSnapshot(key, null, List.of())
+                : new LockSnapshot(key, queued.get(0), queued.subList(1, queued.size()));
+    }
+
+    @Override
+    public NamespaceSnapshot readAll(int maxEntries) {
+        try {
+            return call((connection, tables) -> {
+                Map<String, String> lockIds = new LinkedHashMap<>();
+                try (PreparedStatement keys = prepare(connection, tables.lockedKeys);
+                        ResultSet rows = keys.executeQuery()) {
+                    while (rows.next()) {
+                        lockIds.put(JdbcTables.unescape(rows.getString(2)), rows.getString(1));
+                    }
+                }
+                try {
+                    return LockListing.list(this.tablePrefix, lockIds.keySet(), maxEntries,
+                            (key, max) -> readQueueUnchecked(connection, tables, key, lockIds.get(key), max));
+                }
+                catch (StoreUnavailableException | InterruptedException ex) {
+                    throw new SQLException(ex.getMessage(), ex);
+                }
+            }, Wait.timeout(this.requestTimeoutNanos, false), "Listing the locks");
+        }
+        catch (StoreUnavailableException ex) {
+            throw new IllegalStateException("Could not read the locks from " + this.where + ": " + ex.getMessage(), ex);
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
+        }
+    }
+
+    private LockSnapshot readQueueUnchecked(Connection connection, JdbcTables tables, String key,
+            @Nullable String lockId, int max) throws StoreUnavailableException {
+        try {
+            return readQueue(connection, tables, key, (lockId != null) ? lockId : JdbcTables.lockId(key), max, true);
+        }
+        catch (SQLException ex) {
+            throw new StoreUnavailableException("Reading lock '" + key + "' failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    // ---- lifecycle and settings ----------------------------------------------------------------
+
+    @Override
+    public CompletableFuture<Void> connect() {
+        CompletableFuture<Void> connected = new CompletableFuture<>();
+        try {
+            this.calls.execute(() -> {
+                try {
+                    liveSession(Wait.timeout(this.requestTimeoutNanos, false));
+                    ensureListening();
+                    connected.complete(null);
+                }
+                catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
+                    connected.completeExceptionally(new IllegalStateException("Could not connect to " + this.where
+                            + ": " + ex.getMessage(), ex));
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            connected.completeExceptionally(new IllegalStateException("The lock registry is closed", ex));
+        }
+        return connected;
+    }
+
+    /**
+     * Releases every entry of this store (notifying the next entries) and deletes its session, so
+     * its locks are free at once; holds still open report themselves lost and waiters fail.
+     * The {@link DataSource} stays open.
+     */
+    void close() {
+        if (this.closed) {
+            return;
+        }
+        this.closed = true;
+        // A session being started now is installed before this reads it (and none after: closed is set).
+        this.sessionStart.lock();
+        JdbcSession current;
+        try {
+            current = this.session;
+        }
+        finally {
+            this.sessionStart.unlock();
+        }
+        List<JdbcEntry> open = new ArrayList<>(this.byFence.values());
+        if (current != null) {
+            loseSession(current, "the lock registry was closed");
+            try {
+                StoreCalls.await(submit((connection, tables) -> {
+                    for (JdbcEntry entry : open) {
+                        deleteEntry(connection, tables, entry);
+                    }
+                    try (PreparedStatement delete = prepare(connection, tables.deleteSession)) {
+                        delete.setString(1, current.id);
+                        return delete.executeUpdate();
+                    }
+                }, this.calls), Wait.timeout(this.requestTimeoutNanos, false), "Deleting the session");
+            }
+            catch (StoreUnavailableException | InterruptedException ex) {
+                logger.warn("Could not delete this registry's lock session from {} at close ({}); its locks are "
+                        + "freed when it expires", this.where, ex.getMessage());
+            }
+        }
+        JdbcNotifications listening = this.notifications;
+        if (listening != null) {
+            listening.close();
+        }
+        this.maintenance.shutdownNow();
+        this.renewer.shutdownNow();
+        this.calls.shutdownNow();
+    }
+
+    long ttlNanos() {
+        return this.ttlNanos;
+    }
+
+    long ttlMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(this.ttlNanos);
+    }
+
+    /** @return the poll interval: configured, or 1 s where notifications wake waiters and 50 ms elsewhere */
+    long pollIntervalNanos() {
+        if (this.configuredPollInterval != null) {
+            return this.configuredPollInterval.toNanos();
+        }
+        JdbcTables current = this.tables;
+        boolean notified = current != null && current.dialect().hasNotifications();
+        return notified ? TimeUnit.SECONDS.toNanos(1) : TimeUnit.MILLISECONDS.toNanos(50);
+    }
+
+    /** @return the poll interval with up to a quarter of jitter either way, so waiters of many processes spread out */
+    long nextPollNanos() {
+        long interval = pollIntervalNanos();
+        long jitter = interval / 4;
+        return interval - jitter + ThreadLocalRandom.current().nextLong(2 * jitter + 1);
+    }
+
+    @Nullable JdbcSession session() {
+        return this.session;
+    }
+
+    @Nullable JdbcTables tablesOrNull() {
+        return this.tables;
+    }
+
+    DataSource dataSource() {
+        return this.dataSource;
+    }
+
+    @Override
+    public String namespace() {
+        return this.tablePrefix;
+    }
+
+    @Override
+    public long requestTimeoutNanos() {
+        return this.requestTimeoutNanos;
+    }
+
+    @Override
+    public boolean isSessionAlive() {
+        JdbcSession current = this.session;
+        return current != null && current.isAlive(this.ttlNanos);
+    }
+
+    @Override
+    public @Nullable Duration sessionRenewalAge() {
+        JdbcSession current = this.session;
+        return (current != null) ? Duration.ofNanos(System.nanoTime() - current.renewedAt()) : null;
+    }
+
+    @Override
+    public String describe() {
+        return this.where;
+    }
+
+    @Override
+    public void checkOpen() {
+        if (this.closed) {
+            throw new IllegalStateException("The JDBC lock registry on " + this.where + " is closed");
+        }
+    }
+
+    @Override
+    public boolean isClosed() {
+        return this.closed;
+    }
+}

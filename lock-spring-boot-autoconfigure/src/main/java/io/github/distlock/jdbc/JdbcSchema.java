@@ -1,0 +1,111 @@
+package io.github.distlock.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+import javax.sql.DataSource;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates the lock tables from the schema script of the database's dialect, with the registry's
+ * table prefix. The scripts only create what is missing, so running them again (or from several
+ * instances at once) changes nothing; a run that lost a race with another instance creating the
+ * same tables is repeated.
+ */
+public final class JdbcSchema {
+
+    private static final Logger logger = LoggerFactory.getLogger(JdbcSchema.class);
+
+    private static final int ATTEMPTS = 3;
+
+    private JdbcSchema() {
+    }
+
+    /**
+     * Creates the lock tables that are missing.
+     * @param dataSource where
+     * @param tablePrefix the prefix of the tables (see {@link JdbcLockRegistry.Builder#tablePrefix})
+     * @throws IllegalStateException if the tables could not be created; the message names the
+     * statement and the database's error
+     */
+    public static void initialize(DataSource dataSource, String tablePrefix) {
+        Objects.requireNonNull(dataSource, "DataSource must not be null");
+        String problem = JdbcTables.prefixProblem(tablePrefix);
+        if (problem != null) {
+            throw new IllegalArgumentException("JDBC table prefix " + problem);
+        }
+        for (int attempt = 1;; attempt++) {
+            String current = null;
+            try (Connection connection = dataSource.getConnection()) {
+                JdbcDialect dialect = JdbcDialect.of(connection);
+                boolean autoCommit = connection.getAutoCommit();
+                connection.setAutoCommit(true);
+                try (Statement statement = connection.createStatement()) {
+                    for (String sql : statements(dialect, tablePrefix)) {
+                        current = sql;
+                        statement.execute(sql);
+                    }
+                }
+                finally {
+                    connection.setAutoCommit(autoCommit);
+                }
+                logger.debug("Lock tables {}* are in place", tablePrefix);
+                return;
+            }
+            catch (SQLException ex) {
+                if (attempt < ATTEMPTS) {
+                    // Another instance may have been creating the same objects (PostgreSQL's catalog races).
+                    logger.debug("Creating the lock tables failed ({}); trying again", ex.getMessage());
+                    continue;
+                }
+                throw new IllegalStateException("Could not create the lock tables " + tablePrefix + "* "
+                        + ((current != null) ? "(statement: " + current + ")" : "") + ": " + ex.getMessage(), ex);
+            }
+        }
+    }
+
+    /**
+     * @param dialect the database's dialect
+     * @param tablePrefix the prefix
+     * @return the schema script's statements with the prefix applied
+     */
+    static List<String> statements(JdbcDialect dialect, String tablePrefix) {
+        String script;
+        try (InputStream in = JdbcSchema.class.getClassLoader().getResourceAsStream(dialect.schemaScript())) {
+            if (in == null) {
+                throw new IllegalStateException("Schema script " + dialect.schemaScript() + " is missing");
+            }
+            script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not read " + dialect.schemaScript(), ex);
+        }
+        // Index and constraint names cannot carry a schema: they take the prefix without it.
+        String unqualified = tablePrefix.substring(tablePrefix.indexOf('.') + 1);
+        script = script.replaceAll(JdbcTables.DEFAULT_PREFIX + "(ENTRY_QUEUE|ENTRY_NUMBER)\\b", unqualified + "$1")
+            .replaceAll(JdbcTables.DEFAULT_PREFIX + "(SESSION|LOCK_KEY|ENTRY)\\b", tablePrefix + "$1");
+        List<String> statements = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        for (String line : script.split("\n")) {
+            if (line.strip().startsWith("--")) {
+                continue;
+            }
+            current.append(line).append('\n');
+            if (line.strip().endsWith(";")) {
+                String sql = current.toString().strip();
+                statements.add(sql.substring(0, sql.length() - 1));
+                current.setLength(0);
+            }
+        }
+        return statements;
+    }
+}

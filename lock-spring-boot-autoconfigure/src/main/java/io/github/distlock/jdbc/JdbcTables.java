@@ -1,0 +1,198 @@
+package io.github.distlock.jdbc;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+import io.github.distlock.store.KeyEscaper;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a registry's locks live in the database, and every statement the store runs on them. Three
+ * tables share the prefix:
+ * <ul>
+ * <li>{@code <prefix>SESSION}: one row per live registry session; {@code EXPIRES_AT} is computed by
+ * the database's clock (epoch milliseconds) and pushed forward by each renewal while it has not
+ * passed. A session whose time has passed is dead for good: renewals no longer match it, and
+ * whoever deletes it first (a waiter behind one of its entries, or any registry's sweep) removes
+ * its entries with it ({@code ON DELETE CASCADE}).</li>
+ * <li>{@code <prefix>LOCK_KEY}: one row per key that has or recently had entries, addressed by
+ * the SHA-256 of the escaped key ({@code LOCK_ID}; keys of any length and collation-proof) and
+ * holding the escaped key for people and tools. An acquisition writes its entry while holding this
+ * row's lock, so entries of one key commit in the order of their fences.</li>
+ * <li>{@code <prefix>ENTRY}: one row per acquisition; {@code FENCE} comes from the table's identity
+ * sequence and orders the queue; the oldest entry of a key holds it. {@code ENTRY_VALUE} names the
+ * writer ({@code owner}, {@code thread}, epoch milliseconds, one per line).</li>
+ * </ul>
+ * In the escaped key {@code %} becomes {@code %25} and lone surrogates and NUL {@code %uXXXX}, so it
+ * is valid text in every database and distinct keys stay distinct.
+ */
+final class JdbcTables {
+
+    /** The default prefix; the schema scripts are written with it. */
+    static final String DEFAULT_PREFIX = "DISTRIBUTED_LOCK_";
+
+    private static final Pattern PREFIX = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*\\.)?[A-Za-z_][A-Za-z0-9_]*");
+
+    private static final KeyEscaper ESCAPER = new KeyEscaper("", c -> c == 0);
+
+    private final String prefix;
+
+    private final JdbcDialect dialect;
+
+    final String sessions;
+
+    final String keys;
+
+    final String entries;
+
+    /** (lock id, escaped key): creates and locks the key's row. */
+    final String lockKeyRow;
+
+    /** (lock id, session id, entry number, value): writes an entry; the fence is the generated key. */
+    final String insertEntry;
+
+    /**
+     * (lock id, fence): the oldest entry of the key at or before the fence, with its session and the
+     * milliseconds its session has left by the database's clock.
+     */
+    final String head;
+
+    /** (lock id, max rows): the key's entries, oldest first, with their sessions' milliseconds left. */
+    final String queue;
+
+    /** The keys that have entries: lock id and escaped key. */
+    final String lockedKeys;
+
+    /** (session id, owner, TTL ms, TTL ms): starts a session. */
+    final String insertSession;
+
+    /** (TTL ms, session id): renews a session that has not expired. */
+    final String renewSession;
+
+    /** (session id): the fences of a session's entries. */
+    final String sessionEntries;
+
+    /** (session id): deletes a session whose time has passed, with its entries. */
+    final String deleteExpiredSession;
+
+    /** Deletes every session whose time has passed, with its entries. */
+    final String deleteExpiredSessions;
+
+    /** (session id): deletes a session and its entries. */
+    final String deleteSession;
+
+    /** Deletes the rows of keys that have no entries. */
+    final String deleteIdleKeys;
+
+    /** (fence, session id): releases an entry. */
+    final String deleteEntry;
+
+    /**
+     * PostgreSQL only (lock id, fence, session id, channel, fence): two statements sent at once, so
+     * one implicit transaction: the first takes the key row's lock, so that an entry being written
+     * commits before the second reads; the second releases the entry and notifies the channel with
+     * the fence of the next entry of the key, if any, and answers the rows deleted. Without the lock,
+     * a release could miss an entry committed while it ran, and that waiter would sleep until it polls.
+     */
+    final @Nullable String deleteEntryAndNotify;
+
+    /** (session id, entry number): removes an entry whose fence may be unknown. */
+    final String deleteEntryByNumber;
+
+    /** The channel of {@code LISTEN/NOTIFY}, an identifier. */
+    final String channel;
+
+    JdbcTables(String prefix, JdbcDialect dialect) {
+        String problem = prefixProblem(prefix);
+        if (problem != null) {
+            throw new IllegalArgumentException("JDBC table prefix " + problem);
+        }
+        this.prefix = prefix;
+        this.dialect = dialect;
+        this.sessions = prefix + "SESSION";
+        this.keys = prefix + "LOCK_KEY";
+        this.entries = prefix + "ENTRY";
+        String now = dialect.nowMillis();
+        this.lockKeyRow = dialect.lockKeyRow(this.keys);
+        this.insertEntry = "INSERT INTO " + this.entries + " (LOCK_ID, SESSION_ID, ENTRY_NUMBER, ENTRY_VALUE) "
+                + "VALUES (?, ?, ?, ?)";
+        this.head = "SELECT e.FENCE, e.ENTRY_VALUE, e.SESSION_ID, s.EXPIRES_AT - " + now + " AS LEFT_MS FROM "
+                + this.entries + " e JOIN " + this.sessions + " s ON s.SESSION_ID = e.SESSION_ID "
+                + "WHERE e.LOCK_ID = ? AND e.FENCE <= ? ORDER BY e.FENCE LIMIT 1";
+        this.queue = "SELECT e.FENCE, e.ENTRY_VALUE, e.SESSION_ID, s.EXPIRES_AT - " + now + " AS LEFT_MS, "
+                + "e.ENTRY_NUMBER FROM " + this.entries + " e JOIN " + this.sessions
+                + " s ON s.SESSION_ID = e.SESSION_ID WHERE e.LOCK_ID = ? ORDER BY e.FENCE LIMIT ?";
+        this.lockedKeys = "SELECT k.LOCK_ID, k.LOCK_KEY FROM " + this.keys + " k WHERE EXISTS (SELECT 1 FROM "
+                + this.entries + " e WHERE e.LOCK_ID = k.LOCK_ID)";
+        this.insertSession = "INSERT INTO " + this.sessions + " (SESSION_ID, OWNER, EXPIRES_AT, LEASE_MILLIS) "
+                + "VALUES (?, ?, " + now + " + ?, ?)";
+        this.renewSession = "UPDATE " + this.sessions + " SET EXPIRES_AT = " + now + " + ? WHERE SESSION_ID = ? "
+                + "AND EXPIRES_AT > " + now;
+        this.sessionEntries = "SELECT FENCE FROM " + this.entries + " WHERE SESSION_ID = ?";
+        this.deleteExpiredSession = "DELETE FROM " + this.sessions + " WHERE SESSION_ID = ? AND EXPIRES_AT <= " + now;
+        this.deleteExpiredSessions = "DELETE FROM " + this.sessions + " WHERE EXPIRES_AT <= " + now;
+        this.deleteSession = "DELETE FROM " + this.sessions + " WHERE SESSION_ID = ?";
+        this.deleteIdleKeys = "DELETE FROM " + this.keys + " WHERE NOT EXISTS (SELECT 1 FROM " + this.entries
+                + " e WHERE e.LOCK_ID = " + this.keys + ".LOCK_ID)";
+        this.deleteEntry = "DELETE FROM " + this.entries + " WHERE FENCE = ? AND SESSION_ID = ?";
+        this.deleteEntryAndNotify = dialect.hasNotifications()
+                ? "SELECT LOCK_ID FROM " + this.keys + " WHERE LOCK_ID = ? FOR UPDATE; "
+                        + "WITH released AS (DELETE FROM " + this.entries + " WHERE FENCE = ? AND SESSION_ID = ? "
+                        + "RETURNING LOCK_ID) SELECT (SELECT COUNT(*) FROM released), (SELECT pg_notify(?, "
+                        + "MIN(e.FENCE)::TEXT) FROM " + this.entries + " e WHERE e.LOCK_ID IN "
+                        + "(SELECT LOCK_ID FROM released) AND e.FENCE > ? HAVING MIN(e.FENCE) IS NOT NULL)"
+                : null;
+        this.deleteEntryByNumber = "DELETE FROM " + this.entries + " WHERE SESSION_ID = ? AND ENTRY_NUMBER = ?";
+        this.channel = prefix.replace('.', '_').toLowerCase(Locale.ROOT) + "released";
+    }
+
+    /**
+     * Why {@code prefix} cannot prefix the lock tables, or {@code null} if it can.
+     * @param prefix a candidate: an SQL identifier start, optionally qualified by a schema
+     * @return a sentence fragment naming the value, or {@code null}
+     */
+    static @Nullable String prefixProblem(@Nullable String prefix) {
+        if (prefix == null || prefix.isEmpty()) {
+            return "must not be empty";
+        }
+        if (!PREFIX.matcher(prefix).matches() || prefix.length() > 40) {
+            return "must be letters, digits and underscores, optionally after a schema name and a dot "
+                    + "(for example DISTRIBUTED_LOCK_ or locks.DISTRIBUTED_LOCK_), at most 40 characters, but was '"
+                    + prefix + "'";
+        }
+        return null;
+    }
+
+    String prefix() {
+        return this.prefix;
+    }
+
+    JdbcDialect dialect() {
+        return this.dialect;
+    }
+
+    /** @return the key as stored in {@code LOCK_KEY} */
+    static String escape(String key) {
+        return ESCAPER.escape(key);
+    }
+
+    /** @return the key a stored {@code LOCK_KEY} stands for */
+    static String unescape(String escaped) {
+        return ESCAPER.unescape(escaped);
+    }
+
+    /** @return the key's {@code LOCK_ID}: the SHA-256 of its escaped form, in lower-case hex */
+    static String lockId(String key) {
+        try {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            return HexFormat.of().formatHex(digest.digest(escape(key).getBytes(StandardCharsets.UTF_8)));
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+        }
+    }
+}
