@@ -6,10 +6,14 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
 import io.github.distlock.core.CoreLockRegistry;
 import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.jdbc.JdbcLockRegistry;
+import io.github.distlock.jdbc.JdbcSchema;
 import io.github.distlock.redis.RedisLockRegistry;
 import io.github.distlock.zookeeper.ZookeeperLockRegistry;
 import io.lettuce.core.RedisClient;
@@ -23,7 +27,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * registries built on it, a fenced resource and a count of a key's entries, the same for every
  * store. A spec string ({@code etcd=<endpoints,comma-separated>}, {@code redis=<uri>} or
  * {@code zookeeper=<connect string>}) names the
- * store, so that a child JVM can open the store its test uses. For ZooKeeper
+ * store, so that a child JVM can open the store its test uses ({@code jdbc=<url>|<user>|<password>}
+ * for a database server, see {@link #jdbc}). For ZooKeeper
  * ({@code zookeeper=<connect string>}) each registry gets a Curator client of its own whose session
  * timeout is the registry's TTL.
  */
@@ -49,8 +54,17 @@ public abstract class TestStore implements AutoCloseable {
             case "etcd" -> new Etcd(spec, Arrays.asList(address.split(",")));
             case "redis" -> new Redis(spec, address);
             case "zookeeper" -> new Zookeeper(spec, address);
+            case "jdbc" -> new Jdbc(spec, address);
             default -> throw new IllegalArgumentException("Unknown store spec '" + spec + "'");
         };
+    }
+
+    /**
+     * @param server a database server
+     * @return the spec of the JDBC store on it
+     */
+    public static String jdbc(DatabaseServer server) {
+        return "jdbc=" + server.jdbcUrl() + "|" + server.username() + "|" + server.password();
     }
 
     /** @return the spec to pass to a child JVM */
@@ -267,6 +281,89 @@ public abstract class TestStore implements AutoCloseable {
         protected void closeClient() {
             this.registryClients.forEach(CuratorFramework::close);
             this.client.close();
+        }
+    }
+
+    private static final class Jdbc extends TestStore {
+
+        private final String url;
+
+        private final HikariDataSource pool;
+
+        private final List<HikariDataSource> registryPools = new ArrayList<>();
+
+        private final String user;
+
+        private final String password;
+
+        Jdbc(String spec, String address) {
+            super(spec);
+            String[] parts = address.split("\\|", -1);
+            if (parts.length != 3) {
+                throw new IllegalArgumentException("A JDBC store spec is jdbc=<url>|<user>|<password>");
+            }
+            this.url = parts[0];
+            this.user = parts[1];
+            this.password = parts[2];
+            this.pool = pool("test-store");
+        }
+
+        private HikariDataSource pool(String name) {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(this.url);
+            config.setUsername(this.user);
+            config.setPassword(this.password);
+            config.setPoolName(name);
+            config.setMaximumPoolSize(10);
+            config.setMinimumIdle(0);
+            config.setConnectionTimeout(3_000);
+            return new HikariDataSource(config);
+        }
+
+        @Override
+        public String namespace(String id) {
+            // A table prefix: an identifier of its own per id.
+            String prefix = "T" + Integer.toHexString(id.hashCode()).toUpperCase(java.util.Locale.ROOT) + "_";
+            JdbcSchema.initialize(this.pool, prefix);
+            return prefix;
+        }
+
+        @Override
+        public FencedResource resource(String name) {
+            return new JdbcFencedResource(this.pool, name);
+        }
+
+        @Override
+        public long entries(String namespace, String key) {
+            // LOCK_ID as JdbcTables computes it: no test key here needs escaping.
+            try (java.sql.Connection connection = this.pool.getConnection();
+                    java.sql.PreparedStatement count = connection.prepareStatement(
+                            "SELECT COUNT(*) FROM " + namespace + "ENTRY WHERE LOCK_ID = ?")) {
+                count.setString(1, java.util.HexFormat.of().formatHex(java.security.MessageDigest
+                    .getInstance("SHA-256").digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+                try (java.sql.ResultSet rows = count.executeQuery()) {
+                    rows.next();
+                    return rows.getLong(1);
+                }
+            }
+            catch (Exception ex) {
+                throw new IllegalStateException("Could not count the entries of '" + key + "'", ex);
+            }
+        }
+
+        @Override
+        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner) {
+            HikariDataSource registryPool = pool(owner);
+            this.registryPools.add(registryPool);
+            JdbcSchema.initialize(registryPool, namespace);
+            return JdbcLockRegistry.builder(registryPool).tablePrefix(namespace).leaseTtl(ttl).ownerIdentity(owner)
+                .description("the database at " + this.url).build();
+        }
+
+        @Override
+        protected void closeClient() {
+            this.registryPools.forEach(HikariDataSource::close);
+            this.pool.close();
         }
     }
 }
