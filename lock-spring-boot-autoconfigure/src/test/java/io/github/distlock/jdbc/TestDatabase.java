@@ -85,6 +85,8 @@ public final class TestDatabase implements AutoCloseable {
         config.setMinimumIdle(0);
         config.setConnectionTimeout(Duration.ofSeconds(3).toMillis());
         config.setValidationTimeout(Duration.ofSeconds(1).toMillis());
+        // Starts without the database, as an application whose database is not up yet.
+        config.setInitializationFailTimeout(-1);
         HikariDataSource pool = new HikariDataSource(config);
         this.pools.add(pool);
         return pool;
