@@ -1,0 +1,110 @@
+package io.github.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distlock.FencedLock;
+import io.github.distlock.LockAcquisitionException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/** The JDBC registry's settings, schema and dialects, on H2 in memory. */
+class JdbcLockRegistryTests {
+
+    private static TestDatabase database;
+
+    @BeforeAll
+    static void startDatabase() {
+        database = TestDatabase.start(TestDatabase.Kind.H2);
+    }
+
+    @AfterAll
+    static void stopDatabase() {
+        database.close();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "", "1ABC", "DISTRIBUTED-LOCK_", "A B", "a.b.c", "x;DROP TABLE y", "s.", ".p" })
+    void badTablePrefixesAreRejectedNamingTheValue(String prefix) {
+        JdbcLockRegistry.Builder builder = JdbcLockRegistry.builder(database.pool("bad-prefix", 1));
+        assertThatIllegalArgumentException().isThrownBy(() -> builder.tablePrefix(prefix))
+            .withMessageStartingWith("JDBC table prefix must");
+        assertThatIllegalArgumentException().isThrownBy(() -> JdbcSchema.initialize(database.pool("schema", 1), prefix))
+            .withMessageStartingWith("JDBC table prefix must");
+    }
+
+    @Test
+    void badDurationsAreRejectedNamingTheValue() {
+        JdbcLockRegistry.Builder builder = JdbcLockRegistry.builder(database.pool("bad-durations", 1));
+        assertThatIllegalArgumentException().isThrownBy(() -> builder.leaseTtl(Duration.ofMillis(999)))
+            .withMessage("JDBC lease TTL must be at least 1000ms, but was PT0.999S");
+        assertThatIllegalArgumentException().isThrownBy(() -> builder.leaseTtl(Duration.ofNanos(1_500_000_001)))
+            .withMessageContaining("whole number of milliseconds");
+        assertThatIllegalArgumentException().isThrownBy(() -> builder.pollInterval(Duration.ZERO))
+            .withMessage("JDBC poll interval must be between 1ms and 1m, but was PT0S");
+        assertThatIllegalArgumentException().isThrownBy(() -> builder.requestTimeout(Duration.ofSeconds(-1)))
+            .withMessageContaining("Request timeout must be positive");
+        assertThatIllegalArgumentException().isThrownBy(() -> builder.ownerIdentity("a\nb"))
+            .withMessageContaining("line breaks");
+    }
+
+    @Test
+    void missingTablesFailAcquisitionsWithAMessageThatSaysWhatToDo() {
+        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(database.pool("no-tables", 2))
+            .tablePrefix("MISSING_")
+            .requestTimeout(Duration.ofSeconds(2))
+            .description("H2 under test")
+            .build()) {
+            FencedLock lock = registry.obtain("orders", true);
+            assertThatExceptionOfType(LockAcquisitionException.class)
+                .isThrownBy(() -> lock.tryLock(1, TimeUnit.SECONDS))
+                .withMessageContaining("MISSING_")
+                .withMessageContaining("initialize-schema");
+        }
+    }
+
+    @Test
+    void tablesInASchemaOfTheirOwnWorkAndTheScriptRunsTwiceWithoutHarm() throws Exception {
+        database.execute("CREATE SCHEMA IF NOT EXISTS LOCKS");
+        JdbcSchema.initialize(database.pool("schema", 1), "LOCKS.APP_");
+        JdbcSchema.initialize(database.pool("schema-again", 1), "LOCKS.APP_");
+        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(database.pool("schema-registry", 2))
+            .tablePrefix("LOCKS.APP_")
+            .build()) {
+            FencedLock lock = registry.obtain("orders", true);
+            assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(database.queryLong("SELECT COUNT(*) FROM LOCKS.APP_ENTRY")).isEqualTo(1);
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void onlySupportedDatabasesAndVersionsAreAccepted() {
+        assertThat(JdbcDialect.of("PostgreSQL", 15, 4)).isEqualTo(JdbcDialect.POSTGRESQL);
+        assertThat(JdbcDialect.of("MariaDB", 10, 11)).isEqualTo(JdbcDialect.MYSQL);
+        assertThat(JdbcDialect.of("MySQL", 8, 0)).isEqualTo(JdbcDialect.MYSQL);
+        assertThat(JdbcDialect.of("H2", 2, 4)).isEqualTo(JdbcDialect.H2);
+        assertThatIllegalStateException().isThrownBy(() -> JdbcDialect.of("MySQL", 5, 7))
+            .withMessageContaining("MySQL 8.0 or later");
+        assertThatIllegalStateException().isThrownBy(() -> JdbcDialect.of("PostgreSQL", 9, 6))
+            .withMessageContaining("PostgreSQL 10.0 or later");
+        assertThatIllegalStateException().isThrownBy(() -> JdbcDialect.of("Oracle", 19, 0))
+            .withMessageContaining("supports PostgreSQL 10+, MySQL 8.0+, MariaDB 10.3+ and H2 2.x")
+            .withMessageContaining("Oracle 19.0");
+    }
+
+    @Test
+    void keysThatNeedEscapingAreDistinctAndStoredReadably() {
+        assertThat(JdbcTables.lockId("a\u0000")).isNotEqualTo(JdbcTables.lockId("a%u0000"));
+        assertThat(JdbcTables.unescape(JdbcTables.escape("a\uD800b%"))).isEqualTo("a\uD800b%");
+        assertThat(JdbcTables.escape("orders/42")).isEqualTo("orders/42");
+    }
+}
