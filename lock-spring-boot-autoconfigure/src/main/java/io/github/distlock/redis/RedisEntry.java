@@ -3,15 +3,13 @@ package io.github.distlock.redis;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.distlock.core.Wait;
 import io.github.distlock.redis.RedisConnection.Connected;
+import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.StoreCalls;
-import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
@@ -22,14 +20,10 @@ import org.jspecify.annotations.Nullable;
  * ({@link RedisScripts#CHECK}) when the head it waits behind would have expired or a bounded
  * interval passed (pub/sub may drop messages), and is removed by {@link RedisScripts#REMOVE}.
  *
- * <p>Invariants, kept under {@link #lock}: the state only moves forward (NEW, WAITING, HOLDING,
- * ENDED; a give-up goes from WAITING to ENDED); {@link #lostReason} is set once, and a loss is
- * reported to the listener only if it happens in HOLDING, so a lost hold is reported exactly once
- * and an entry lost before it held makes {@link #acquire} throw instead of returning true.
+ * <p>Invariants: those of {@link AbstractStoreEntry}; the fence and {@link #renewedAt} are set
+ * before the entry counts as written, so whoever sees the fence sees its deadline too.
  */
-final class RedisEntry implements StoreEntry {
-
-    private enum State { NEW, WAITING, HOLDING, ENDED }
+final class RedisEntry extends AbstractStoreEntry {
 
     /** After a failed check, the next one comes this soon (or at the recheck interval, if shorter). */
     private static final long FAILED_CHECK_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
@@ -43,27 +37,15 @@ final class RedisEntry implements StoreEntry {
 
     final String id;
 
-    private final String key;
-
     private final String value;
 
     private final RedisKeyspace.LockNames names;
 
     private final String entryKey;
 
-    private final ReentrantLock lock = new ReentrantLock();
-
-    private final Condition changed = this.lock.newCondition();
-
-    private State state = State.NEW;
-
     private volatile long fence;
 
     private volatile @Nullable String ahead;
-
-    private volatile @Nullable String lostReason;
-
-    private boolean lostWithSession;
 
     /** A handover message named this entry: it holds. */
     private boolean handedOver;
@@ -75,18 +57,13 @@ final class RedisEntry implements StoreEntry {
     private volatile long renewedAt;
 
     RedisEntry(RedisLockStore store, RedisSession session, String id, String key, String value) {
+        super(key);
         this.store = store;
         this.session = session;
         this.id = id;
-        this.key = key;
         this.value = value;
         this.names = store.keyspace().namesOf(key);
         this.entryKey = this.names.entryPrefix() + id;
-    }
-
-    @Override
-    public String lockKey() {
-        return this.key;
     }
 
     @Override
@@ -95,7 +72,7 @@ final class RedisEntry implements StoreEntry {
         Connected connection = this.store.connected(attempt);
         // Tracked before the write: a handover can be published before the write's answer arrives.
         this.store.track(this);
-        if (this.lostReason != null) {
+        if (isLost()) {
             // The session ended before the entry was written: writing it would leave it to nobody.
             end();
             throw gone();
@@ -130,13 +107,11 @@ final class RedisEntry implements StoreEntry {
             // renewedAt first: a thread that sees the fence (isWritten) must see its deadline too.
             this.renewedAt = sentAt;
             this.fence = fenceOrGone;
-            if (this.state == State.NEW) {
-                this.state = State.WAITING;
-            }
         }
         finally {
             this.lock.unlock();
         }
+        markWaiting();
         // Its deadline may come before the one armed now.
         this.store.scheduleDeadlineCheck();
         boolean holdsNow = (Long) answer.get(1) == 1L;
@@ -176,7 +151,7 @@ final class RedisEntry implements StoreEntry {
         finally {
             if (!owned) {
                 boolean wasLive = end();
-                if (wasLive || this.lostReason != null) {
+                if (wasLive || isLost()) {
                     this.store.removeBeforeReturning(this);
                 }
             }
@@ -190,7 +165,7 @@ final class RedisEntry implements StoreEntry {
         this.lock.lock();
         try {
             while (true) {
-                if (this.lostReason != null) {
+                if (isLost()) {
                     return Turn.LOST;
                 }
                 if (this.handedOver) {
@@ -265,24 +240,16 @@ final class RedisEntry implements StoreEntry {
     private boolean becomeHolder() throws EntryLostException {
         this.lock.lock();
         try {
-            if (this.lostReason == null && System.nanoTime() - this.renewedAt >= this.store.ttlNanos()) {
+            if (!isLost() && System.nanoTime() - this.renewedAt >= this.store.ttlNanos()) {
                 // Redis may have expired the entry: it cannot hold, whatever the last answer said.
                 loseLocked(RedisLockStore.noRenewal(this.store.ttlNanos()), true);
             }
-            if (this.lostReason != null) {
-                throw gone();
-            }
-            this.state = State.HOLDING;
+            markHoldingLocked();
             return true;
         }
         finally {
             this.lock.unlock();
         }
-    }
-
-    private EntryLostException gone() {
-        String reason = (this.lostReason != null) ? this.lostReason : "its lock entry was lost";
-        return new EntryLostException(reason, this.lostWithSession);
     }
 
     /** A handover message named this entry. */
@@ -295,17 +262,6 @@ final class RedisEntry implements StoreEntry {
         signal(() -> this.checkAt = System.nanoTime());
     }
 
-    private void signal(Runnable change) {
-        this.lock.lock();
-        try {
-            change.run();
-            this.changed.signalAll();
-        }
-        finally {
-            this.lock.unlock();
-        }
-    }
-
     /**
      * Redis acknowledged a renewal of the liveness key sent at {@code sentAt}.
      * @return whether the entry still lives here; if not, Redis just extended a key nobody will
@@ -315,13 +271,7 @@ final class RedisEntry implements StoreEntry {
         if (sentAt - this.renewedAt > 0) {
             this.renewedAt = sentAt;
         }
-        this.lock.lock();
-        try {
-            return this.state != State.ENDED && this.lostReason == null;
-        }
-        finally {
-            this.lock.unlock();
-        }
+        return !isEnded() && !isLost();
     }
 
     long renewedAt() {
@@ -333,49 +283,14 @@ final class RedisEntry implements StoreEntry {
         return this.fence != 0;
     }
 
-    /**
-     * The entry ended without its release.
-     * @param reason why
-     * @param withSession whether its session ended (the store failing) rather than the entry being deleted
-     */
-    void lose(String reason, boolean withSession) {
-        boolean wasHolding;
-        this.lock.lock();
-        try {
-            wasHolding = loseLocked(reason, withSession);
-        }
-        finally {
-            this.lock.unlock();
-        }
-        if (wasHolding) {
-            this.store.holdLost(this, reason);
-        }
-    }
-
-    /** @return whether the entry held, so that the loss must be reported (by the caller, outside the lock) */
-    private boolean loseLocked(String reason, boolean withSession) {
-        if (this.lostReason != null || this.state == State.ENDED) {
-            return false;
-        }
-        this.lostReason = reason;
-        this.lostWithSession = withSession;
-        this.changed.signalAll();
+    @Override
+    protected void untrack() {
         this.store.untrack(this);
-        return this.state == State.HOLDING;
     }
 
-    /** @return whether the entry was live (not ended, not lost) until this call */
-    private boolean end() {
-        this.lock.lock();
-        try {
-            boolean live = this.state != State.ENDED && this.lostReason == null;
-            this.state = State.ENDED;
-            this.store.untrack(this);
-            return live;
-        }
-        finally {
-            this.lock.unlock();
-        }
+    @Override
+    protected void holdLost(String reason) {
+        this.store.holdLost(this, reason);
     }
 
     @Override
@@ -404,9 +319,7 @@ final class RedisEntry implements StoreEntry {
         if (released == 1L) {
             return true;
         }
-        String reason = "its lock entry was already gone from Redis at release (expired or deleted)";
-        this.lostReason = reason;
-        this.store.holdLost(this, reason);
+        lostAtRelease("its lock entry was already gone from Redis at release (expired or deleted)");
         return false;
     }
 
@@ -440,33 +353,11 @@ final class RedisEntry implements StoreEntry {
      */
     @Override
     public @Nullable String lostReason() {
-        String lost = this.lostReason;
+        String lost = super.lostReason();
         if (lost == null && isWritten() && System.nanoTime() - this.renewedAt >= this.store.ttlNanos()) {
             lose(RedisLockStore.noRenewal(this.store.ttlNanos()), true);
-            lost = this.lostReason;
+            lost = super.lostReason();
         }
         return lost;
-    }
-
-    @Override
-    public boolean isWaiting() {
-        this.lock.lock();
-        try {
-            return this.state == State.WAITING && this.lostReason == null;
-        }
-        finally {
-            this.lock.unlock();
-        }
-    }
-
-    @Override
-    public boolean isHolding() {
-        this.lock.lock();
-        try {
-            return this.state == State.HOLDING;
-        }
-        finally {
-            this.lock.unlock();
-        }
     }
 }

@@ -4,13 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.distlock.core.Wait;
+import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.EntryValue;
-import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException;
@@ -25,13 +23,10 @@ import org.jspecify.annotations.Nullable;
  * not duplicated). It holds when it has the lowest sequence; a waiter watches only its
  * predecessor; a holder watches its own node, so that its deletion by someone else is reported.
  *
- * <p>Invariants, kept under {@link #lock}: the state only moves forward (NEW, WAITING, HOLDING,
- * ENDED); {@link #lostReason} is set once, and a loss is reported to the listener only if it
- * happens in HOLDING; a node whose create was answered after the entry gave up is deleted.
+ * <p>Invariants: those of {@link AbstractStoreEntry}; a node whose create was answered after the
+ * entry gave up is deleted.
  */
-final class ZookeeperEntry implements StoreEntry {
-
-    private enum State { NEW, WAITING, HOLDING, ENDED }
+final class ZookeeperEntry extends AbstractStoreEntry {
 
     private static final long FAILED_READ_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
@@ -43,28 +38,16 @@ final class ZookeeperEntry implements StoreEntry {
 
     private final ZookeeperSession session;
 
-    private final String key;
-
     /** The lock's container node: the key escaped once, not on every read of the queue. */
     private final String lockNode;
 
     private final byte[] value;
-
-    private final ReentrantLock lock = new ReentrantLock();
-
-    private final Condition changed = this.lock.newCondition();
-
-    private State state = State.NEW;
 
     private volatile @Nullable String path;
 
     private volatile long fence;
 
     private volatile @Nullable String ahead;
-
-    private volatile @Nullable String lostReason;
-
-    private boolean lostWithSession;
 
     /** A watch fired (the predecessor changed or the connection did): read the queue again. */
     private boolean recheck;
@@ -73,16 +56,11 @@ final class ZookeeperEntry implements StoreEntry {
     private boolean headDeleted;
 
     ZookeeperEntry(ZookeeperLockStore store, ZookeeperSession session, String key, byte[] value) {
+        super(key);
         this.store = store;
         this.session = session;
-        this.key = key;
         this.lockNode = store.keyspace().lockNode(key);
         this.value = value;
-    }
-
-    @Override
-    public String lockKey() {
-        return this.key;
     }
 
     @Nullable String path() {
@@ -100,7 +78,7 @@ final class ZookeeperEntry implements StoreEntry {
             throw gone();
         }
         Stat stat = new Stat();
-        CompletableFuture<CuratorEvent> create = this.store.createEntry(this.key, this.value, stat);
+        CompletableFuture<CuratorEvent> create = this.store.createEntry(lockKey(), this.value, stat);
         // Sent right behind the create on the same session, so ZooKeeper answers it after applying the create:
         // an uncontended acquisition learns that it holds without another round trip.
         CompletableFuture<CuratorEvent> firstRead = readQueue();
@@ -111,10 +89,10 @@ final class ZookeeperEntry implements StoreEntry {
         catch (StoreUnavailableException | InterruptedException ex) {
             // The create may still succeed: whatever it creates is deleted then.
             end();
-            this.store.createUnanswered(this.key);
+            this.store.createUnanswered(lockKey());
             create.thenAccept(late -> {
                 if (late.getResultCode() == KeeperException.Code.OK.intValue() && late.getName() != null) {
-                    this.store.deleteGuaranteed(this.key, late.getName());
+                    this.store.deleteGuaranteed(lockKey(), late.getName());
                 }
             });
             throw ex;
@@ -127,15 +105,7 @@ final class ZookeeperEntry implements StoreEntry {
             czxid = readCzxid(created.getName(), attempt);
         }
         this.fence = czxid;
-        this.lock.lock();
-        try {
-            if (this.state == State.NEW) {
-                this.state = State.WAITING;
-            }
-        }
-        finally {
-            this.lock.unlock();
-        }
+        markWaiting();
         boolean owned = false;
         try {
             owned = awaitTurn(wait, attempt, firstRead);
@@ -146,7 +116,7 @@ final class ZookeeperEntry implements StoreEntry {
                 end();
                 String created2 = this.path;
                 if (created2 != null) {
-                    this.store.deleteBeforeReturning(this.key, created2);
+                    this.store.deleteBeforeReturning(lockKey(), created2);
                 }
             }
         }
@@ -171,7 +141,7 @@ final class ZookeeperEntry implements StoreEntry {
         }
         catch (StoreUnavailableException | InterruptedException | EntryLostException ex) {
             end();
-            this.store.deleteGuaranteed(this.key, createdPath);
+            this.store.deleteGuaranteed(lockKey(), createdPath);
             throw ex;
         }
     }
@@ -206,7 +176,7 @@ final class ZookeeperEntry implements StoreEntry {
                     queue = ZookeeperLockStore.sortedEntries(this.store.await(readQueue(), bound,
                             "Reading the lock queue", KeeperException.Code.NONODE).getChildren());
                 }
-                this.store.sweepOrphans(this.key, lockNode, queue);
+                this.store.sweepOrphans(lockKey(), lockNode, queue);
             }
             catch (StoreUnavailableException ex) {
                 this.store.failed(ex);
@@ -300,7 +270,7 @@ final class ZookeeperEntry implements StoreEntry {
             long deadline = System.nanoTime() + Math.min(remaining, Long.MAX_VALUE / 4);
             this.lock.lock();
             try {
-                while (!this.recheck && this.lostReason == null) {
+                while (!this.recheck && !isLost()) {
                     long now = System.nanoTime();
                     if (deadline - now <= 0) {
                         return false;
@@ -323,8 +293,7 @@ final class ZookeeperEntry implements StoreEntry {
         this.store.checkContact(this.session);
         this.lock.lock();
         try {
-            throwIfLostLocked();
-            this.state = State.HOLDING;
+            markHoldingLocked();
         }
         finally {
             this.lock.unlock();
@@ -358,64 +327,19 @@ final class ZookeeperEntry implements StoreEntry {
     }
 
     private void throwIfLost() throws EntryLostException {
-        this.lock.lock();
-        try {
-            throwIfLostLocked();
-        }
-        finally {
-            this.lock.unlock();
-        }
-    }
-
-    private void throwIfLostLocked() throws EntryLostException {
-        if (this.lostReason != null) {
+        if (isLost()) {
             throw gone();
         }
     }
 
-    private EntryLostException gone() {
-        String reason = (this.lostReason != null) ? this.lostReason : "its lock entry was lost";
-        return new EntryLostException(reason, this.lostWithSession);
-    }
-
-    /**
-     * The entry ended without its release.
-     * @param reason why
-     * @param withSession whether its session ended, rather than the node being deleted
-     */
-    void lose(String reason, boolean withSession) {
-        boolean wasHolding;
-        this.lock.lock();
-        try {
-            if (this.lostReason != null || this.state == State.ENDED) {
-                return;
-            }
-            this.lostReason = reason;
-            this.lostWithSession = withSession;
-            this.changed.signalAll();
-            wasHolding = this.state == State.HOLDING;
-        }
-        finally {
-            this.lock.unlock();
-        }
+    @Override
+    protected void untrack() {
         this.session.entries.remove(this);
-        if (wasHolding) {
-            this.store.holdLost(this, reason);
-        }
     }
 
-    /** @return whether the entry was live (not ended, not lost) until this call */
-    private boolean end() {
-        this.lock.lock();
-        try {
-            boolean live = this.state != State.ENDED && this.lostReason == null;
-            this.state = State.ENDED;
-            return live;
-        }
-        finally {
-            this.lock.unlock();
-            this.session.entries.remove(this);
-        }
+    @Override
+    protected void holdLost(String reason) {
+        this.store.holdLost(this, reason);
     }
 
     @Override
@@ -423,14 +347,14 @@ final class ZookeeperEntry implements StoreEntry {
         String own = this.path;
         if (!end() || own == null) {
             if (own != null) {
-                this.store.deleteGuaranteed(this.key, own);
+                this.store.deleteGuaranteed(lockKey(), own);
             }
             return false;
         }
         long changesAtSend = this.store.connectionChanges();
         CuratorEvent deleted;
         try {
-            deleted = this.store.await(this.store.deleteGuaranteed(this.key, own), Wait.timeout(this.store.requestTimeoutNanos(),
+            deleted = this.store.await(this.store.deleteGuaranteed(lockKey(), own), Wait.timeout(this.store.requestTimeoutNanos(),
                     false), "Releasing the lock entry", KeeperException.Code.NONODE);
         }
         catch (InterruptedException ex) {
@@ -444,9 +368,7 @@ final class ZookeeperEntry implements StoreEntry {
             // The session lived on, so nothing but that delete removed the node.
             return true;
         }
-        String reason = "its lock entry node was already gone from ZooKeeper at release";
-        this.lostReason = reason;
-        this.store.holdLost(this, reason);
+        lostAtRelease("its lock entry node was already gone from ZooKeeper at release");
         return false;
     }
 
@@ -455,7 +377,7 @@ final class ZookeeperEntry implements StoreEntry {
         end();
         String own = this.path;
         if (own != null) {
-            this.store.deleteGuaranteed(this.key, own);
+            this.store.deleteGuaranteed(lockKey(), own);
         }
     }
 
@@ -479,32 +401,11 @@ final class ZookeeperEntry implements StoreEntry {
     /** Also notices a session whose contact deadline passed before any other thread did (after a pause). */
     @Override
     public @Nullable String lostReason() {
-        String lost = this.lostReason;
+        String lost = super.lostReason();
         if (lost == null && this.store.checkContact(this.session)) {
-            lost = this.lostReason;
+            lost = super.lostReason();
         }
         return lost;
     }
 
-    @Override
-    public boolean isWaiting() {
-        this.lock.lock();
-        try {
-            return this.state == State.WAITING && this.lostReason == null;
-        }
-        finally {
-            this.lock.unlock();
-        }
-    }
-
-    @Override
-    public boolean isHolding() {
-        this.lock.lock();
-        try {
-            return this.state == State.HOLDING;
-        }
-        finally {
-            this.lock.unlock();
-        }
-    }
 }
