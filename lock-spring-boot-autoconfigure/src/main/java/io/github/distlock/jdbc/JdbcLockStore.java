@@ -385,7 +385,8 @@ final class JdbcLockStore implements LockStore {
      */
     Head enqueue(JdbcEntry entry, Wait attempt)
             throws StoreUnavailableException, EntryLostException, InterruptedException {
-        CompletableFuture<Enqueued> write = submit((connection, tables) -> inTransaction(connection, (c, t) -> {
+        CompletableFuture<Enqueued> write = submit((connection, tables) -> (tables.enqueueAtOnce != null)
+                ? enqueueAtOnce(connection, tables, entry) : inTransaction(connection, (c, t) -> {
             try (PreparedStatement lockRow = prepare(c, t.lockKeyRow)) {
                 lockRow.setString(1, entry.lockId);
                 lockRow.setString(2, JdbcTables.escape(entry.lockKey()));
@@ -445,6 +446,51 @@ final class JdbcLockStore implements LockStore {
     }
 
     private record Enqueued(long fence, Head head) {
+    }
+
+    /** The write of an entry in one round trip, retried on deadlocks as {@link #inTransaction} does. */
+    private Enqueued enqueueAtOnce(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
+        String sql = tables.enqueueAtOnce;
+        if (sql == null) {
+            throw new IllegalStateException("No single-round-trip write for " + tables.dialect());
+        }
+        if (!connection.getAutoCommit()) {
+            // One implicit transaction needs autocommit; the pool gets the setting back afterwards.
+            connection.setAutoCommit(true);
+        }
+        for (int attempt = 1;; attempt++) {
+            try (PreparedStatement write = prepare(connection, sql)) {
+                write.setString(1, entry.lockId);
+                write.setString(2, JdbcTables.escape(entry.lockKey()));
+                write.setString(3, entry.lockId);
+                write.setString(4, entry.session.id);
+                write.setLong(5, entry.number);
+                write.setString(6, entry.value);
+                write.setString(7, entry.lockId);
+                write.execute();
+                long fence = nextRow(write, "the fence of the new lock entry").getLong(1);
+                ResultSet headRow = nextRow(write, "the head of the queue");
+                return new Enqueued(fence, new Head(headRow.getLong(1), headRow.getString(2), headRow.getString(3),
+                        headRow.getLong(4)));
+            }
+            catch (SQLException ex) {
+                if (attempt >= WRITE_ATTEMPTS || !isTransient(ex, tables.dialect())) {
+                    throw ex;
+                }
+            }
+        }
+    }
+
+    /** @return the first row of the next result set of a multi-statement call */
+    private static ResultSet nextRow(PreparedStatement statement, String what) throws SQLException {
+        while (!statement.getMoreResults() && statement.getUpdateCount() != -1) {
+            // An update count: skip it.
+        }
+        ResultSet rows = statement.getResultSet();
+        if (rows == null || !rows.next()) {
+            throw new SQLException("The database answered no row for " + what);
+        }
+        return rows;
     }
 
     private @Nullable Head readHead(Connection connection, JdbcTables tables, String lockId, long fence)

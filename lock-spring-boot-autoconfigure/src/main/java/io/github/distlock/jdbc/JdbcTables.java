@@ -100,6 +100,15 @@ final class JdbcTables {
      */
     final @Nullable String deleteEntryAndNotify;
 
+    /**
+     * PostgreSQL only (lock id, escaped key, lock id, session id, entry number, value, lock id): the
+     * whole write of an entry as three statements sent at once, so one implicit transaction and one
+     * round trip: lock the key row, insert the entry (answering its fence), read the head of the
+     * queue up to it ({@code lastval()} is the fence just drawn). Each statement reads with a
+     * snapshot of its own, so the read sees every entry committed before the key row's lock was granted.
+     */
+    final @Nullable String enqueueAtOnce;
+
     /** (session id, entry number): removes an entry whose fence may be unknown. */
     final String deleteEntryByNumber;
 
@@ -145,6 +154,10 @@ final class JdbcTables {
                         + "RETURNING LOCK_ID) SELECT (SELECT COUNT(*) FROM released), (SELECT pg_notify(?, "
                         + "MIN(e.FENCE)::TEXT) FROM " + this.entries + " e WHERE e.LOCK_ID IN "
                         + "(SELECT LOCK_ID FROM released) AND e.FENCE > ? HAVING MIN(e.FENCE) IS NOT NULL)"
+                : null;
+        this.enqueueAtOnce = (dialect == JdbcDialect.POSTGRESQL)
+                ? this.lockKeyRow + "; " + this.insertEntry + " RETURNING FENCE; "
+                        + this.head.replace("e.FENCE <= ?", "e.FENCE <= lastval()")
                 : null;
         this.deleteEntryByNumber = "DELETE FROM " + this.entries + " WHERE SESSION_ID = ? AND ENTRY_NUMBER = ?";
         this.channel = prefix.replace('.', '_').toLowerCase(Locale.ROOT) + "released";
