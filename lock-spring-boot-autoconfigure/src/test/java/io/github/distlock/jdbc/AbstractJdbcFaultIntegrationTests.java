@@ -1,0 +1,265 @@
+package io.github.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.distlock.FencedLock;
+import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockLostException;
+import io.github.distlock.testsupport.BackgroundAcquirer;
+import io.github.distlock.testsupport.DatabaseServer;
+import io.github.distlock.testsupport.FaultInjectionTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A database failing under the locks: a crash and restart, a frozen server, a server that is not
+ * there at start, a pool the application exhausted. Subclasses say which database. Calls end within their bounds (G10), holds
+ * survive an outage shorter than the TTL (the session's expiry is the database's), holds the
+ * registry could not renew are reported lost (G5), fences keep increasing (G3), and locking
+ * resumes once the database answers again.
+ */
+@FaultInjectionTest
+abstract class AbstractJdbcFaultIntegrationTests {
+
+    private static final Duration TTL = Duration.ofSeconds(10);
+
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    private static final String DESCRIPTION = "the database under test";
+
+    private TestDatabase database;
+
+    private String prefix;
+
+    private JdbcLockRegistry holder;
+
+    private JdbcLockRegistry waiter;
+
+    private final List<JdbcLockRegistry> others = new ArrayList<>();
+
+    /** @return which database */
+    protected abstract TestDatabase.Kind kind();
+
+    @BeforeEach
+    void start() {
+        this.database = TestDatabase.start(kind());
+        this.prefix = "F" + UUID.randomUUID().toString().substring(0, 8).replace("-", "") + "_";
+        this.database.createTables(this.prefix);
+        this.holder = registry(this.database.pool("holder"), "holder", TTL);
+        this.waiter = registry(this.database.pool("waiter"), "waiter", TTL);
+    }
+
+    private JdbcLockRegistry registry(HikariDataSource pool, String owner, Duration ttl) {
+        JdbcLockRegistry registry = JdbcLockRegistry.builder(pool).tablePrefix(this.prefix).leaseTtl(ttl)
+            .ownerIdentity(owner).requestTimeout(REQUEST_TIMEOUT).description(DESCRIPTION).build();
+        this.others.add(registry);
+        return registry;
+    }
+
+    private DatabaseServer server() {
+        return this.database.server();
+    }
+
+    @AfterEach
+    void tearDown() {
+        server().resume();
+        this.others.forEach(JdbcLockRegistry::close);
+        this.database.close();
+    }
+
+    @Test
+    void holdSurvivesACrashAndRestartShorterThanTheTtlAndTheWaiterGetsTheLockAfterwards() throws Exception {
+        FencedLock held = this.holder.obtain("restart", true);
+        held.lock();
+        long holderFence = held.getFence();
+        CompletableFuture<Long> next = BackgroundAcquirer.acquireAndRelease(this.waiter.obtain("restart", true), LONG);
+        await().atMost(LONG).until(() -> this.waiter.getWaitingThreadCount() == 1);
+
+        server().kill();
+        assertBoundedWhileDown(this.holder.obtain("another-key", true));
+        server().restart();
+
+        // The session row and both entries were committed: the holder keeps renewing once the
+        // database is back, within the TTL; the waiter (on PostgreSQL with its LISTEN connection
+        // replaced) still waits.
+        long restartedAt = System.nanoTime();
+        await().atMost(LONG).until(() -> this.holder.getSessionRenewalAge() != null
+                && this.holder.getSessionRenewalAge().toNanos() < System.nanoTime() - restartedAt);
+        assertThat(held.isLockedByCurrentThread()).isTrue();
+        assertThat(next).isNotDone();
+        held.unlock();
+        assertThat(next.get(LONG.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(holderFence);
+        assertThat(this.holder.getStatistics().getHoldsLost()).isZero();
+    }
+
+    @Test
+    void callsEndWithinTheirBoundsWhileTheDatabaseIsFrozenAndHoldsSurviveAShortFreeze() throws Exception {
+        FencedLock held = this.holder.obtain("frozen", true);
+        held.lock();
+
+        server().pause();
+        assertBoundedWhileDown(this.waiter.obtain("frozen", false));
+        long start = System.nanoTime();
+        assertThatExceptionOfType(LockAcquisitionException.class)
+            .isThrownBy(() -> this.waiter.obtain("other-key", true).lock())
+            .withMessageContaining(DESCRIPTION);
+        // An untimed lock() bears a failing store for one request timeout; allow a loaded machine more.
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(REQUEST_TIMEOUT.plusSeconds(3));
+        start = System.nanoTime();
+        assertThatExceptionOfType(IllegalStateException.class)
+            .isThrownBy(() -> this.waiter.describeLock("frozen", 10))
+            .withMessageContaining(DESCRIPTION);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(REQUEST_TIMEOUT.plusSeconds(3));
+        server().resume();
+
+        assertThat(held.isLockedByCurrentThread()).isTrue();
+        held.unlock();
+        FencedLock after = this.waiter.obtain("frozen", true);
+        assertThat(after.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        after.unlock();
+        assertThat(this.holder.getStatistics().getHoldsLost()).isZero();
+    }
+
+    @Test
+    void databaseMissingAtStartFailsWithinTheBoundAndLockingWorksOnceItIsUp() throws Exception {
+        server().kill();
+        JdbcLockRegistry cold = registry(this.database.pool("cold"), "cold", TTL);
+        assertThat(cold.connect()).failsWithin(LONG)
+            .withThrowableOfType(ExecutionException.class)
+            .withMessageContaining(DESCRIPTION);
+        FencedLock lock = cold.obtain("cold", true);
+        long start = System.nanoTime();
+        assertThatExceptionOfType(LockAcquisitionException.class)
+            .isThrownBy(() -> lock.tryLock(500, TimeUnit.MILLISECONDS))
+            .withMessageContaining(DESCRIPTION);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+
+        server().restart();
+        // Polled on this thread: the lock must be held by the thread that unlocks it.
+        await().atMost(LONG).pollInSameThread().ignoreExceptions().until(() -> lock.tryLock(1, TimeUnit.SECONDS));
+        assertThat(lock.getFence()).isPositive();
+        lock.unlock();
+    }
+
+    @Test
+    void aPoolTheApplicationExhaustedBoundsCallsAndAHoldThatCannotBeRenewedIsReportedLost() throws Exception {
+        Duration shortTtl = Duration.ofSeconds(3);
+        HikariDataSource pool = this.database.pool("shared", 2);
+        JdbcLockRegistry shared = registry(pool, "shared", shortTtl);
+        FencedLock held = shared.obtain("exhausted", true);
+        held.lock();
+
+        // The application takes every connection of the pool the registry shares (on PostgreSQL the
+        // registry keeps one for LISTEN), and snatches any the registry gives back.
+        pool.getHikariConfigMXBean().setConnectionTimeout(250);
+        List<Connection> taken = new CopyOnWriteArrayList<>();
+        AtomicBoolean hogging = new AtomicBoolean(true);
+        Thread hog = new Thread(() -> {
+            while (hogging.get()) {
+                try {
+                    taken.add(pool.getConnection());
+                }
+                catch (SQLException ex) {
+                    // None free: wait again.
+                }
+            }
+        }, "application");
+        hog.start();
+        await().atMost(LONG).until(() -> pool.getHikariPoolMXBean().getThreadsAwaitingConnection() > 0
+                && pool.getHikariPoolMXBean().getIdleConnections() == 0
+                && taken.size() == ((kind() == TestDatabase.Kind.POSTGRESQL) ? 1 : 2));
+        try {
+            assertBoundedWhileDown(shared.obtain("another-key", true));
+            // No renewal gets a connection: the hold ends one TTL after the last one, and says so.
+            await().atMost(LONG).pollInSameThread().until(() -> !held.isLockedByCurrentThread());
+            assertThatExceptionOfType(LockLostException.class).isThrownBy(held::unlock)
+                .withMessageContaining("exhausted");
+            assertThat(shared.getStatistics().getHoldsLost()).isEqualTo(1);
+            // Another process takes over once the database expired the session.
+            FencedLock other = this.waiter.obtain("exhausted", true);
+            assertThat(other.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            other.unlock();
+        }
+        finally {
+            hogging.set(false);
+            hog.join(LONG.toMillis());
+            for (Connection connection : taken) {
+                connection.close();
+            }
+        }
+        // With connections back, the registry starts a new session and locks again.
+        FencedLock again = shared.obtain("exhausted", true);
+        await().atMost(LONG).pollInSameThread().ignoreExceptions().until(() -> again.tryLock(1, TimeUnit.SECONDS));
+        again.unlock();
+    }
+
+    @Test
+    void removalsTheDatabaseDidNotConfirmAreRetriedUntilItAnswers() throws Exception {
+        FencedLock held = this.holder.obtain("unconfirmed", true);
+        held.lock();
+        CompletableFuture<Boolean> gaveUp = new CompletableFuture<>();
+        FencedLock waiting = this.waiter.obtain("unconfirmed", true);
+        Thread waiterThread = new Thread(() -> {
+            try {
+                gaveUp.complete(!waiting.tryLock(3, TimeUnit.SECONDS));
+            }
+            catch (Throwable ex) {
+                gaveUp.completeExceptionally(ex);
+            }
+        }, "giving-up");
+        waiterThread.start();
+        String entries = "SELECT COUNT(*) FROM " + this.prefix + "ENTRY WHERE LOCK_ID = '"
+                + JdbcTables.lockId("unconfirmed") + "'";
+        await().atMost(LONG).until(() -> this.database.queryLong(entries) == 2);
+
+        // Frozen while the waiter gives up and the holder releases: neither removal is confirmed.
+        server().pause();
+        assertThat(gaveUp.get(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        long start = System.nanoTime();
+        held.unlock();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(REQUEST_TIMEOUT.plusSeconds(3));
+        server().resume();
+
+        // Both are removed in the background long before the 10 s TTL would have ended them.
+        long resumedAt = System.nanoTime();
+        await().atMost(LONG).until(() -> this.database.queryLong(entries) == 0);
+        assertThat(Duration.ofNanos(System.nanoTime() - resumedAt)).isLessThan(TTL.dividedBy(2));
+        FencedLock next = this.waiter.obtain("unconfirmed", true);
+        assertThat(next.tryLock(0, TimeUnit.SECONDS)).isTrue();
+        next.unlock();
+    }
+
+    /** A try-lock of one second ends within its bound while the database is down or frozen: false or an exception. */
+    private static void assertBoundedWhileDown(FencedLock lock) {
+        long start = System.nanoTime();
+        Object outcome;
+        try {
+            outcome = lock.tryLock(1, TimeUnit.SECONDS);
+        }
+        catch (Throwable ex) {
+            outcome = ex;
+        }
+        assertThat(outcome).satisfiesAnyOf(o -> assertThat(o).isEqualTo(Boolean.FALSE),
+                o -> assertThat(o).isInstanceOf(LockAcquisitionException.class));
+        // The bound is 1 s; allow a loaded machine 2 s more, far below a hang.
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+    }
+}
