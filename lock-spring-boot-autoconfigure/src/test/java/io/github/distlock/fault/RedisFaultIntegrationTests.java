@@ -17,6 +17,7 @@ import io.lettuce.core.RedisClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import static io.github.distlock.testsupport.BoundedCalls.assertBoundedWhileDown;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
@@ -209,21 +210,5 @@ class RedisFaultIntegrationTests {
         FencedLock next = this.waiter.obtain("unconfirmed", true);
         assertThat(next.tryLock(0, TimeUnit.SECONDS)).isTrue();
         next.unlock();
-    }
-
-    /** A try-lock of one second ends within its bound while Redis is down or frozen: false or an exception. */
-    private static void assertBoundedWhileDown(FencedLock lock) {
-        long start = System.nanoTime();
-        Object outcome;
-        try {
-            outcome = lock.tryLock(1, TimeUnit.SECONDS);
-        }
-        catch (Throwable ex) {
-            outcome = ex;
-        }
-        assertThat(outcome).satisfiesAnyOf(o -> assertThat(o).isEqualTo(Boolean.FALSE),
-                o -> assertThat(o).isInstanceOf(LockAcquisitionException.class));
-        // The bound is 1 s; allow a loaded machine 2 s more, far below a hang.
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
     }
 }
