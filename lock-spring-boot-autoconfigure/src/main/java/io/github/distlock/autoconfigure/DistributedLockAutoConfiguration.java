@@ -24,6 +24,12 @@ import org.springframework.context.annotation.Import;
  * from {@code distributed-lock.zookeeper} (connect string, session and connection timeouts,
  * digest credentials), which also sets the namespace and the request timeout. Without Curator on
  * the class path start-up fails with a message that says what to add.</li>
+ * <li>{@code jdbc}: a {@link io.github.distlock.jdbc.JdbcLockRegistry} on the application's
+ * {@code DataSource}, as Spring Boot configures it under {@code spring.datasource} or as the
+ * application defines it; {@code distributed-lock.jdbc} sets the table prefix, the lease TTL, the
+ * poll interval, the request timeout and when the lock tables are created. Without Spring Boot's
+ * JDBC support or without a single DataSource start-up fails with a message that says what to add.
+ * Ordered after Spring Boot's DataSource auto-configuration.</li>
  * <li>{@code in-memory}: an {@link io.github.distlock.InMemoryLockRegistry}, local to this JVM.</li>
  * </ul>
  *
@@ -31,7 +37,7 @@ import org.springframework.context.annotation.Import;
  * dependencies are on the class path: {@link DistributedLockMetricsAutoConfiguration} measures
  * locked calls and the registry with Micrometer and a {@code MeterRegistry};
  * {@link DistributedLockHealthAutoConfiguration} contributes a health indicator for an etcd,
- * Redis or ZooKeeper registry with Spring Boot's health support;
+ * Redis, ZooKeeper or JDBC registry with Spring Boot's health support;
  * {@link DistributedLocksEndpointAutoConfiguration} adds the {@code distributedlocks} endpoint (off
  * by default), which shows holders and waiters, with Actuator.
  *
@@ -39,11 +45,12 @@ import org.springframework.context.annotation.Import;
  * jetcd {@code Client} bean the etcd client, a {@code CuratorFramework} bean the ZooKeeper one.
  * {@code distributed-lock.enabled=false} switches all of them off.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration" })
 @ConditionalOnDistributedLockEnabled
 @EnableConfigurationProperties(DistributedLockProperties.class)
 @Import({ EtcdStoreConfiguration.class, RedisStoreConfiguration.class, ZookeeperStoreConfiguration.class,
-        InMemoryStoreConfiguration.class, DistributedLockAspectConfiguration.class })
+        JdbcStoreConfiguration.class, InMemoryStoreConfiguration.class, DistributedLockAspectConfiguration.class })
 public final class DistributedLockAutoConfiguration {
 
 }

@@ -3,9 +3,11 @@ package io.github.distlock.autoconfigure;
 import io.etcd.jetcd.Client;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.health.EtcdLockRegistryHealthIndicator;
+import io.github.distlock.health.JdbcLockRegistryHealthIndicator;
 import io.github.distlock.health.LockRegistryHealthIndicator;
 import io.github.distlock.health.RedisLockRegistryHealthIndicator;
 import io.github.distlock.health.ZookeeperLockRegistryHealthIndicator;
+import io.github.distlock.jdbc.JdbcLockRegistry;
 import io.github.distlock.redis.RedisLockRegistry;
 import io.github.distlock.zookeeper.ZookeeperLockRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,7 +21,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of the {@code distributedLock} health indicator for a lock registry that
- * depends on a store (etcd, Redis or ZooKeeper), when Spring Boot's health support is on the class path: a
+ * depends on a store (etcd, Redis, ZooKeeper or JDBC), when Spring Boot's health support is on the class path: a
  * {@link LockRegistryHealthIndicator} with the store's own details. The in-memory registry has no
  * store that could fail and gets none. Switched off with
  * {@code management.health.distributed-lock.enabled=false}.
@@ -71,6 +73,18 @@ public final class DistributedLockHealthAutoConfiguration {
         @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
         ZookeeperLockRegistryHealthIndicator distributedLockHealthIndicator(ZookeeperLockRegistry registry) {
             return new ZookeeperLockRegistryHealthIndicator(registry);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(JdbcLockRegistry.class)
+    @ConditionalOnEnabledHealthIndicator("distributed-lock")
+    static class JdbcRegistryHealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
+        JdbcLockRegistryHealthIndicator distributedLockHealthIndicator(JdbcLockRegistry registry) {
+            return new JdbcLockRegistryHealthIndicator(registry);
         }
     }
 }

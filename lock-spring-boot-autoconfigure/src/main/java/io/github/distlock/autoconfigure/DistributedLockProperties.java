@@ -8,6 +8,7 @@ import java.util.List;
 
 import io.github.distlock.aop.DistributedLockAdvisor;
 import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.jdbc.JdbcLockRegistry;
 import io.github.distlock.redis.RedisLockRegistry;
 import io.github.distlock.zookeeper.ZookeeperLockRegistry;
 import org.jspecify.annotations.Nullable;
@@ -32,8 +33,9 @@ public class DistributedLockProperties {
      * Where locks are kept: 'etcd' shares them with every instance connected to the same etcd
      * cluster; 'redis' with every instance connected to the same Redis, through the application's
      * spring.data.redis connection; 'zookeeper' with every instance connected to the same
-     * ZooKeeper ensemble; 'in-memory' keeps them in this JVM only, for tests and single-instance
-     * runs.
+     * ZooKeeper ensemble; 'jdbc' with every instance that uses the same SQL database, through the
+     * application's DataSource (spring.datasource); 'in-memory' keeps them in this JVM only, for
+     * tests and single-instance runs.
      */
     private Store store = Store.ETCD;
 
@@ -62,6 +64,8 @@ public class DistributedLockProperties {
     private final Redis redis = new Redis();
 
     private final Zookeeper zookeeper = new Zookeeper();
+
+    private final Jdbc jdbc = new Jdbc();
 
     private final Metrics metrics = new Metrics();
 
@@ -120,6 +124,10 @@ public class DistributedLockProperties {
         return this.zookeeper;
     }
 
+    public Jdbc getJdbc() {
+        return this.jdbc;
+    }
+
     public Metrics getMetrics() {
         return this.metrics;
     }
@@ -138,6 +146,7 @@ public class DistributedLockProperties {
             .append("etcd", this.etcd)
             .append("redis", this.redis)
             .append("zookeeper", this.zookeeper)
+            .append("jdbc", this.jdbc)
             .append("metrics", this.metrics)
             .append("aopMode", this.aop.getMode())
             .toString();
@@ -168,7 +177,6 @@ public class DistributedLockProperties {
         }
     }
 
-    /** Where locks are kept. */
     /** How @DistributedLock is applied. */
     public static class Aop {
 
@@ -201,6 +209,7 @@ public class DistributedLockProperties {
         }
     }
 
+    /** Where locks are kept. */
     public enum Store {
 
         /** In etcd, shared by every instance connected to the same cluster. */
@@ -211,6 +220,9 @@ public class DistributedLockProperties {
 
         /** In ZooKeeper, shared by every instance connected to the same ensemble. */
         ZOOKEEPER,
+
+        /** In an SQL database, shared by every instance that uses the same database, on the application's DataSource. */
+        JDBC,
 
         /** In this JVM only. */
         IN_MEMORY
@@ -641,6 +653,131 @@ public class DistributedLockProperties {
                 .append("username", this.username)
                 .append("password", PropertyChecks.mask(this.password))
                 .toString();
+        }
+    }
+
+    /**
+     * How locks are kept in an SQL database (PostgreSQL, MySQL, MariaDB or H2). The connections are
+     * the application's own, from its DataSource as Spring Boot configures it under
+     * spring.datasource.
+     */
+    public static class Jdbc {
+
+        private static final String PREFIX = "distributed-lock.jdbc.";
+
+        /**
+         * Prefix of the lock tables (<prefix>SESSION, <prefix>LOCK_KEY and <prefix>ENTRY), so that
+         * applications can share a database: letters, digits and underscores, optionally after a
+         * schema name and a dot (locks.DISTRIBUTED_LOCK_), at most 40 characters.
+         */
+        private String tablePrefix = "DISTRIBUTED_LOCK_";
+
+        /**
+         * TTL of the session row, whose expiry the database computes with its own clock and which
+         * is renewed every third of it: the upper bound on how long a crashed holder keeps others
+         * waiting, and on how long a holder cut off from the database believes it still holds its
+         * locks. At least 1s, in whole milliseconds; a number without a unit means seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration leaseTtl = Duration.ofSeconds(10);
+
+        /**
+         * How often a waiting thread reads its lock's queue again at the least, varied by up to a
+         * quarter either way. Defaults to 1s on PostgreSQL, where LISTEN/NOTIFY wakes waiters as
+         * soon as a lock is released, and to 50ms on the other databases, where polling is how
+         * waiters learn of a release in another instance.
+         */
+        private @Nullable Duration pollInterval;
+
+        /**
+         * Upper bound on each database call of the locks, including the wait for a connection of
+         * the pool, whatever the pool's own connection timeout. An acquisition retries failed
+         * calls until its wait timeout; a release that the database does not confirm in time is
+         * retried in the background.
+         */
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
+        /**
+         * When to create the lock tables at start-up, from the schema script of the database in
+         * the jar (io/github/distlock/jdbc/schema-*.sql): 'always'; 'embedded' only for an
+         * embedded database (H2 or HSQLDB in memory, Derby); or 'never', when the tables come from
+         * a migration tool such as Flyway or Liquibase or from an administrator. The script only
+         * creates what is missing; with 'always', start-up fails if it cannot.
+         */
+        private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
+
+        public String getTablePrefix() {
+            return this.tablePrefix;
+        }
+
+        public void setTablePrefix(String tablePrefix) {
+            String problem = JdbcLockRegistry.tablePrefixProblem(tablePrefix);
+            if (problem != null) {
+                throw new IllegalArgumentException(PREFIX + "table-prefix " + problem);
+            }
+            this.tablePrefix = tablePrefix;
+        }
+
+        public Duration getLeaseTtl() {
+            return this.leaseTtl;
+        }
+
+        public void setLeaseTtl(Duration leaseTtl) {
+            PropertyChecks.check(PREFIX + "lease-ttl", leaseTtl, JdbcLockRegistry.leaseTtlProblem(leaseTtl));
+            this.leaseTtl = leaseTtl;
+        }
+
+        public @Nullable Duration getPollInterval() {
+            return this.pollInterval;
+        }
+
+        public void setPollInterval(@Nullable Duration pollInterval) {
+            if (pollInterval != null) {
+                PropertyChecks.check(PREFIX + "poll-interval", pollInterval,
+                        JdbcLockRegistry.pollIntervalProblem(pollInterval));
+            }
+            this.pollInterval = pollInterval;
+        }
+
+        public Duration getRequestTimeout() {
+            return this.requestTimeout;
+        }
+
+        public void setRequestTimeout(Duration requestTimeout) {
+            PropertyChecks.positive(PREFIX + "request-timeout", requestTimeout);
+            this.requestTimeout = requestTimeout;
+        }
+
+        public InitializeSchema getInitializeSchema() {
+            return this.initializeSchema;
+        }
+
+        public void setInitializeSchema(InitializeSchema initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
+
+        @Override
+        public String toString() {
+            return new ToStringCreator(this).append("tablePrefix", this.tablePrefix)
+                .append("leaseTtl", DurationStyle.SIMPLE.print(this.leaseTtl))
+                .append("pollInterval", (this.pollInterval != null) ? DurationStyle.SIMPLE.print(this.pollInterval) : null)
+                .append("requestTimeout", DurationStyle.SIMPLE.print(this.requestTimeout))
+                .append("initializeSchema", this.initializeSchema)
+                .toString();
+        }
+
+        /** When the lock tables are created at start-up. */
+        public enum InitializeSchema {
+
+            /** Always: the tables that are missing are created, on any database. */
+            ALWAYS,
+
+            /** Only on an embedded database (H2 or HSQLDB in memory, Derby). */
+            EMBEDDED,
+
+            /** Never: the tables come from a migration tool or an administrator. */
+            NEVER
+
         }
     }
 

@@ -154,6 +154,16 @@ public final class JdbcLockRegistry extends CoreLockRegistry implements AutoClos
         return jdbc().pendingRemovals();
     }
 
+    /** The poll interval in force: the configured one, or the database's default once the database is known. */
+    Duration pollInterval() {
+        return Duration.ofNanos(jdbc().pollIntervalNanos());
+    }
+
+    /** The bound on each database call. */
+    Duration requestTimeout() {
+        return Duration.ofNanos(jdbc().requestTimeoutNanos());
+    }
+
     /** The id of the current session, or {@code null} before the first. */
     @Nullable String sessionId() {
         JdbcSession session = jdbc().session();

@@ -267,8 +267,9 @@ final class JdbcLockStore implements LockStore {
     /** Says what to do when the tables are missing, which every call would otherwise report in the database's words. */
     private SQLException explained(SQLException ex) {
         String state = ex.getSQLState();
-        // PostgreSQL 42P01; MySQL, MariaDB and H2 42S02; H2 42S04 when the database is empty.
-        if (state != null && (state.equals("42P01") || state.equals("42S02") || state.equals("42S04"))) {
+        // 42P01 PostgreSQL; 42S02 MySQL, MariaDB and H2; H2 also 42S03 (with similar names) and 42S04 (empty database).
+        if (state != null && (state.equals("42P01") || state.equals("42S02") || state.equals("42S03")
+                || state.equals("42S04"))) {
             return new SQLException("The lock tables " + this.tablePrefix + "* are missing (" + ex.getMessage()
                     + "); create them with the schema script in the jar (io/github/distlock/jdbc/schema-*.sql) or set "
                     + "distributed-lock.jdbc.initialize-schema=always", state, ex);

@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Creates the lock tables from the schema script of the database's dialect, with the registry's
  * table prefix. The scripts only create what is missing, so running them again (or from several
- * instances at once) changes nothing; a run that lost a race with another instance creating the
- * same tables is repeated.
+ * instances at once) changes nothing; a run whose statement lost a race with another instance
+ * creating the same tables is repeated (a run that got no connection is not).
  */
 public final class JdbcSchema {
 
@@ -62,13 +62,15 @@ public final class JdbcSchema {
                 return;
             }
             catch (SQLException ex) {
-                if (attempt < ATTEMPTS) {
+                // Only a statement can have lost a race; a connection the pool did not give within its own
+                // timeout would only make start-up wait that long again.
+                if (current != null && attempt < ATTEMPTS) {
                     // Another instance may have been creating the same objects (PostgreSQL's catalog races).
                     logger.debug("Creating the lock tables failed ({}); trying again", ex.getMessage());
                     continue;
                 }
-                throw new IllegalStateException("Could not create the lock tables " + tablePrefix + "* "
-                        + ((current != null) ? "(statement: " + current + ")" : "") + ": " + ex.getMessage(), ex);
+                throw new IllegalStateException("Could not create the lock tables " + tablePrefix + "*"
+                        + ((current != null) ? " (statement: " + current + ")" : "") + ": " + ex.getMessage(), ex);
             }
         }
     }

@@ -3,12 +3,14 @@ package io.github.distlock.autoconfigure;
 import io.github.distlock.InMemoryLockRegistry;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.health.EtcdLockRegistryHealthIndicator;
+import io.github.distlock.health.JdbcLockRegistryHealthIndicator;
 import io.github.distlock.health.RedisLockRegistryHealthIndicator;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -17,8 +19,8 @@ import org.springframework.context.annotation.Configuration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * When {@link DistributedLockHealthAutoConfiguration} configures the health indicator of the etcd
- * or Redis lock registry.
+ * When {@link DistributedLockHealthAutoConfiguration} configures the health indicator of the etcd,
+ * Redis or JDBC lock registry.
  */
 class DistributedLockHealthAutoConfigurationTests {
 
@@ -40,6 +42,15 @@ class DistributedLockHealthAutoConfigurationTests {
         this.contextRunner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
             .withPropertyValues("distributed-lock.store=redis", "spring.data.redis.port=1")
             .run((context) -> assertThat(context).hasSingleBean(RedisLockRegistryHealthIndicator.class)
+                .doesNotHaveBean(EtcdLockRegistryHealthIndicator.class)
+                .hasBean(NAME));
+    }
+
+    @Test
+    void indicatesTheHealthOfTheJdbcRegistry() {
+        this.contextRunner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+            .withPropertyValues("distributed-lock.store=jdbc")
+            .run((context) -> assertThat(context).hasSingleBean(JdbcLockRegistryHealthIndicator.class)
                 .doesNotHaveBean(EtcdLockRegistryHealthIndicator.class)
                 .hasBean(NAME));
     }

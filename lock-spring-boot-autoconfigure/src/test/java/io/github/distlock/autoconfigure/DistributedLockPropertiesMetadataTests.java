@@ -38,7 +38,9 @@ class DistributedLockPropertiesMetadataTests {
                 "distributed-lock.zookeeper.namespace", "distributed-lock.zookeeper.session-timeout",
                 "distributed-lock.zookeeper.connection-timeout", "distributed-lock.zookeeper.request-timeout",
                 "distributed-lock.zookeeper.username", "distributed-lock.zookeeper.password",
-                "distributed-lock.aop.mode");
+                "distributed-lock.jdbc.table-prefix", "distributed-lock.jdbc.lease-ttl",
+                "distributed-lock.jdbc.poll-interval", "distributed-lock.jdbc.request-timeout",
+                "distributed-lock.jdbc.initialize-schema", "distributed-lock.aop.mode");
         properties.forEach((name, property) -> assertThat((String) property.get("description")).as(name)
             .isNotBlank()
             .doesNotStartWith("The ")
@@ -67,6 +69,12 @@ class DistributedLockPropertiesMetadataTests {
         assertThat(defaultOf(properties, "distributed-lock.zookeeper.session-timeout")).isEqualTo("10s");
         assertThat(defaultOf(properties, "distributed-lock.zookeeper.connection-timeout")).isEqualTo("5s");
         assertThat(defaultOf(properties, "distributed-lock.zookeeper.request-timeout")).isEqualTo("5s");
+        assertThat(defaultOf(properties, "distributed-lock.jdbc.table-prefix")).isEqualTo("DISTRIBUTED_LOCK_");
+        assertThat(defaultOf(properties, "distributed-lock.jdbc.lease-ttl")).isEqualTo("10s");
+        assertThat(defaultOf(properties, "distributed-lock.jdbc.request-timeout")).isEqualTo("5s");
+        assertThat(defaultOf(properties, "distributed-lock.jdbc.initialize-schema")).isEqualTo("embedded");
+        // No default: the registry's own, which depends on the database (1s on PostgreSQL, 50ms elsewhere).
+        assertThat(properties.get("distributed-lock.jdbc.poll-interval")).doesNotContainKey("defaultValue");
         assertThat(defaultOf(properties, "distributed-lock.aspect-order"))
             .isEqualTo(Integer.toString(DistributedLockAdvisor.DEFAULT_ORDER));
         assertThat(defaultOf(properties, "distributed-lock.aop.mode")).isEqualTo("proxy");
@@ -96,6 +104,21 @@ class DistributedLockPropertiesMetadataTests {
             .toList();
         assertThat(hinted).extracting((value) -> (String) value.get("value"))
             .containsExactlyInAnyOrder(Arrays.stream(DistributedLockProperties.Aop.Mode.values())
+                .map((mode) -> mode.name().toLowerCase(Locale.ROOT))
+                .toArray(String[]::new));
+        assertThat(hinted).allSatisfy((value) -> assertThat((String) value.get("description")).isNotBlank());
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyInitializeSchemaModeIsADescribedHintOfItsProperty() throws IOException {
+        Map<String, Object> metadata = metadata();
+        List<Map<String, Object>> hinted = ((List<Map<String, Object>>) metadata.get("hints")).stream()
+            .filter((hint) -> "distributed-lock.jdbc.initialize-schema".equals(hint.get("name")))
+            .flatMap((hint) -> ((List<Map<String, Object>>) hint.get("values")).stream())
+            .toList();
+        assertThat(hinted).extracting((value) -> (String) value.get("value"))
+            .containsExactlyInAnyOrder(Arrays.stream(DistributedLockProperties.Jdbc.InitializeSchema.values())
                 .map((mode) -> mode.name().toLowerCase(Locale.ROOT))
                 .toArray(String[]::new));
         assertThat(hinted).allSatisfy((value) -> assertThat((String) value.get("description")).isNotBlank());
