@@ -193,7 +193,9 @@ public final class JdbcLockRegistry extends CoreLockRegistry implements AutoClos
 
         /**
          * Sets the prefix of the lock tables (default {@value #DEFAULT_TABLE_PREFIX}). Registries
-         * with different prefixes never share or see each other's locks.
+         * with different prefixes never share or see each other's locks. The table part is taken
+         * in upper case on every database ({@code locks_} and {@code LOCKS_} are one prefix), since
+         * PostgreSQL and H2 fold unquoted names and MySQL does not.
          * @param tablePrefix letters, digits and underscores, optionally after a schema name and a dot
          * @return this builder
          */

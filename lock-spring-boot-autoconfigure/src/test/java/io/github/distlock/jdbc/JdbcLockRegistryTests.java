@@ -87,6 +87,21 @@ class JdbcLockRegistryTests {
     }
 
     @Test
+    void prefixesThatDifferOnlyInCaseAreOnePrefixOnEveryDatabase() throws Exception {
+        JdbcSchema.initialize(database.pool("case-schema", 1), "cased_");
+        try (JdbcLockRegistry lower = JdbcLockRegistry.builder(database.pool("lower", 2)).tablePrefix("cased_").build();
+                JdbcLockRegistry upper = JdbcLockRegistry.builder(database.pool("upper", 2)).tablePrefix("CASED_")
+                    .build()) {
+            assertThat(lower.getNamespace()).isEqualTo("CASED_");
+            FencedLock held = lower.obtain("orders", true);
+            assertThat(held.tryLock(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(upper.obtain("orders", true).tryLock(0, TimeUnit.SECONDS)).isFalse();
+            held.unlock();
+        }
+        assertThat(JdbcTables.normalize("Orders.locks_")).isEqualTo("Orders.LOCKS_");
+    }
+
+    @Test
     void onlySupportedDatabasesAndVersionsAreAccepted() {
         assertThat(JdbcDialect.of("PostgreSQL", 15, 4)).isEqualTo(JdbcDialect.POSTGRESQL);
         assertThat(JdbcDialect.of("MariaDB", 10, 11)).isEqualTo(JdbcDialect.MYSQL);
