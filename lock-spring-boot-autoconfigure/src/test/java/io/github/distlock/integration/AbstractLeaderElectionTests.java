@@ -10,6 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distlock.InspectableLockRegistry;
+import io.github.distlock.LockSnapshot;
 import io.github.distlock.testsupport.FaultInjectionTest;
 import io.github.distlock.testsupport.JvmProcess;
 import io.github.distlock.testsupport.TestStore;
@@ -100,11 +101,15 @@ public abstract class AbstractLeaderElectionTests {
             candidate.awaitLine((line) -> line.startsWith("READY "), LONG);
         }
 
-        // One leader, that keeps leading and working while the others try.
+        // One leader, that keeps leading and working while the others try; the store shows it as the holder.
         await().atMost(LONG).until(() -> leaders().size() == 1);
         JvmProcess first = leaders().get(0);
         await().atMost(LONG).until(() -> acceptedWrites(first).size() >= 5);
         assertThat(leaders()).containsExactly(first);
+        InspectableLockRegistry observer = this.store.registry(namespace, Duration.ofSeconds(TTL_SECONDS), "observer");
+        LockSnapshot.Entry holder = observer.describeLock("leader", 10).holder();
+        assertThat(holder).isNotNull();
+        assertThat(holder.owner()).isEqualTo(name(first));
         long firstFence = grants(first).get(0).fence;
 
         // SIGKILL: another one leads within the lease TTL + 1 s + the initiator's own intervals.
@@ -159,7 +164,6 @@ public abstract class AbstractLeaderElectionTests {
         // The stale leader competes again, and waits in the queue, once it has a new session: a ZooKeeper
         // client first has to reconnect, learn that its session expired and open a new one. The yield below
         // hands leadership to a waiting candidate: with none, it would go back to the yielder.
-        InspectableLockRegistry observer = this.store.registry(namespace, Duration.ofSeconds(TTL_SECONDS), "observer");
         String secondName = name(second);
         await().atMost(LONG).until(() -> observer.describeLock("leader", 10).waiters().stream()
             .anyMatch((waiter) -> waiter.owner().equals(secondName)));
