@@ -20,17 +20,12 @@ import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.testsupport.CriticalSectionChecker;
-import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordedFrame;
-import jdk.jfr.consumer.RecordedStackTrace;
-import jdk.jfr.consumer.RecordingFile;
+import io.github.distlock.testsupport.PinnedThreadRecording;
 
 /**
  * A JVM of JDK 21 or later in which virtual threads contend for an {@link EtcdLockRegistry}'s
- * locks while JFR records every {@code jdk.VirtualThreadPinned} event (threshold 0), for
- * {@link VirtualThreadPinningIntegrationTests}. The test classes target Java 17, so virtual
- * threads are made through reflection.
+ * locks while a {@link PinnedThreadRecording} records every {@code jdk.VirtualThreadPinned} event,
+ * for {@link VirtualThreadPinningIntegrationTests}.
  *
  * <p>Arguments: {@code <endpoints, comma-separated> <namespace> <threads> <keys> <iterations>
  * <recording file>}. Thread {@code i} contends on key {@code i % keys}, fair or unfair by turns so
@@ -41,28 +36,23 @@ import jdk.jfr.consumer.RecordingFile;
  * <p>A smaller unrecorded round runs first: the first threads through each code path load and
  * initialize classes, and a virtual thread that waits for another one to initialize a class pins
  * its carrier on every JDK, once per class, which says nothing about the locks. Then the recording
- * starts, and one virtual thread parks inside a class initializer: the pinned event it causes shows
- * that the recording sees pinning, and is counted apart from the others.
+ * starts, and the recording's canary runs on a virtual thread: the pinned event it causes shows
+ * that the recording sees pinning, and is counted apart from the others. Every other pinned event
+ * counts, except those the recording tolerates.
  *
- * <p>Prints {@code PINNED <blocking operation> | <reason> | <thread> | <duration>} followed by
- * indented stack frames for every other pinned event, except those {@link #isTolerated tolerated},
- * which are printed as {@code TOLERATED} with three frames, {@code ERROR <thread> <exception>} for every
- * unexpected failure of a contender, one {@code VIOLATION <key> <text>} per broken guarantee, and
- * finally {@code RESULT threads=<n> virtual=<n> finished=<n> acquired=<n> timedOut=<n>
- * storeCallTimedOut=<n> interrupted=<n> violations=<n> pinned=<n> tolerated=<n> canaryPinned=<n>} about the
- * recorded round; exits 0 once it got that far.
+ * <p>Prints the recording's {@code PINNED} and {@code TOLERATED} lines, {@code ERROR <thread> <exception>}
+ * for every unexpected failure of a contender, one {@code VIOLATION <key> <text>} per broken guarantee,
+ * and finally {@code RESULT threads=<n> virtual=<n> finished=<n> acquired=<n> timedOut=<n>
+ * storeCallTimedOut=<n> interrupted=<n> violations=<n>} followed by the recording's counts
+ * ({@link PinnedThreadRecording.Summary#fields()}) about the recorded round; exits 0 once it got that far.
  */
 public final class VirtualThreadContentionMain {
-
-    private static final String PINNED_EVENT = "jdk.VirtualThreadPinned";
 
     private static final Duration TRY_LOCK_TIMEOUT = Duration.ofMillis(40);
 
     private static final long HOLD_NANOS = TimeUnit.MICROSECONDS.toNanos(300);
 
     private static final Duration RUN_TIMEOUT = Duration.ofSeconds(150);
-
-    private static final int SHOWN_FRAMES = 40;
 
     private VirtualThreadContentionMain() {
     }
@@ -75,9 +65,8 @@ public final class VirtualThreadContentionMain {
         int iterations = Integer.parseInt(args[4]);
         Path recordingFile = Path.of(args[5]);
 
-        ThreadFactory virtualThreads = virtualThreadFactory();
-        Recording recording = new Recording();
-        recording.enable(PINNED_EVENT).withThreshold(Duration.ZERO).withStackTrace();
+        ThreadFactory virtualThreads = PinnedThreadRecording.virtualThreadFactory("contender-");
+        PinnedThreadRecording recording;
         Outcome warmUp;
         Outcome outcome;
         try (Client client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
@@ -90,34 +79,13 @@ public final class VirtualThreadContentionMain {
             // Unrecorded: the first virtual threads through each path load and initialize classes, and
             // one that waits for another to finish that pins its carrier, once per class, on every JDK.
             warmUp = contend(registry, virtualThreads, Math.min(threads, 8 * keys), keys, 2);
-            recording.start();
-            Thread canary = virtualThreads.newThread(PinCanary::touch);
+            recording = PinnedThreadRecording.start();
+            Thread canary = virtualThreads.newThread(PinnedThreadRecording::pinCanary);
             canary.start();
             canary.join();
             outcome = contend(registry, virtualThreads, threads, keys, iterations);
         }
-        recording.stop();
-        recording.dump(recordingFile);
-        recording.close();
-        int pinned = 0;
-        int canaryPinned = 0;
-        int tolerated = 0;
-        for (RecordedEvent event : RecordingFile.readAllEvents(recordingFile)) {
-            if (!event.getEventType().getName().equals(PINNED_EVENT)) {
-                continue;
-            }
-            if (isCanary(event)) {
-                canaryPinned++;
-            }
-            else if (isTolerated(event)) {
-                tolerated++;
-                printPinned("TOLERATED", event, 3);
-            }
-            else {
-                pinned++;
-                printPinned("PINNED", event, SHOWN_FRAMES);
-            }
-        }
+        PinnedThreadRecording.Summary pinning = recording.stop(recordingFile, PinnedThreadRecording.everyEvent());
         for (Outcome run : List.of(warmUp, outcome)) {
             for (String error : run.errors) {
                 System.out.println("ERROR " + error);
@@ -129,8 +97,7 @@ public final class VirtualThreadContentionMain {
         System.out.println("RESULT threads=" + threads + " virtual=" + outcome.virtual + " finished="
                 + outcome.finished + " acquired=" + outcome.acquired + " timedOut=" + outcome.timedOut
                 + " storeCallTimedOut=" + outcome.storeCallTimedOut + " interrupted=" + outcome.interrupted
-                + " violations=" + (warmUp.violations.size() + outcome.violations.size()) + " pinned=" + pinned
-                + " tolerated=" + tolerated + " canaryPinned=" + canaryPinned);
+                + " violations=" + (warmUp.violations.size() + outcome.violations.size()) + " " + pinning.fields());
         System.out.flush();
         // jetcd's and gRPC's non-daemon threads may outlive the client briefly.
         System.exit(0);
@@ -160,7 +127,7 @@ public final class VirtualThreadContentionMain {
                 FencedLock lock = registry.obtain("vt-key-" + key, fair);
                 Runnable contender = () -> {
                     try {
-                        if (isVirtual(Thread.currentThread())) {
+                        if (PinnedThreadRecording.isVirtual(Thread.currentThread())) {
                             virtual.incrementAndGet();
                         }
                         for (int i = 0; i < iterations; i++) {
@@ -271,76 +238,6 @@ public final class VirtualThreadContentionMain {
         }
         finally {
             lock.unlock();
-        }
-    }
-
-    /**
-     * A pinned event that says nothing about waits or store calls: a contended monitor entered by
-     * code that is not ours (the bins of a {@code ConcurrentHashMap}, a class loader's lock), held
-     * for a few instructions, or a wait for another thread to initialize a class, once per class.
-     * A monitor of our own, and any park, sleep or wait while pinned, is not tolerated. (The fields
-     * that tell these apart exist since JDK 24; on older JDKs every event counts.)
-     */
-    private static boolean isTolerated(RecordedEvent event) {
-        String blocking = event.hasField("blockingOperation") ? event.getString("blockingOperation") : null;
-        String reason = event.hasField("pinnedReason") ? event.getString("pinnedReason") : null;
-        if (reason != null && reason.startsWith("Waited for initialization of ")) {
-            return true;
-        }
-        if (!"Contended monitor enter".equals(blocking)) {
-            return false;
-        }
-        RecordedStackTrace stack = event.getStackTrace();
-        List<RecordedFrame> frames = (stack != null) ? stack.getFrames() : List.of();
-        // The first frame is the method that enters the monitor.
-        return !frames.isEmpty() && !frames.get(0).getMethod().getType().getName().startsWith("io.github.distlock.");
-    }
-
-    private static void printPinned(String label, RecordedEvent event, int shownFrames) {
-        String blocking = event.hasField("blockingOperation") ? event.getString("blockingOperation") : "?";
-        String reason = event.hasField("pinnedReason") ? event.getString("pinnedReason") : "?";
-        String thread = (event.getThread() != null) ? event.getThread().getJavaName() : "?";
-        System.out.println(label + " " + blocking + " | " + reason + " | " + thread + " | " + event.getDuration());
-        RecordedStackTrace stack = event.getStackTrace();
-        if (stack != null) {
-            List<RecordedFrame> frames = stack.getFrames();
-            for (RecordedFrame frame : frames.subList(0, Math.min(shownFrames, frames.size()))) {
-                System.out.println("    at " + frame.getMethod().getType().getName() + "." + frame.getMethod().getName()
-                        + " line " + frame.getLineNumber());
-            }
-        }
-    }
-
-    private static boolean isCanary(RecordedEvent event) {
-        RecordedStackTrace stack = event.getStackTrace();
-        return stack != null && stack.getFrames().stream()
-            .anyMatch(frame -> frame.getMethod().getType().getName().equals(PinCanary.class.getName()));
-    }
-
-    /** {@code Thread.ofVirtual().name("contender-", 0).factory()}, through reflection. */
-    private static ThreadFactory virtualThreadFactory() throws ReflectiveOperationException {
-        Class<?> builderType = Class.forName("java.lang.Thread$Builder");
-        Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
-        builder = builderType.getMethod("name", String.class, long.class).invoke(builder, "contender-", 0L);
-        return (ThreadFactory) builderType.getMethod("factory").invoke(builder);
-    }
-
-    private static boolean isVirtual(Thread thread) throws ReflectiveOperationException {
-        return (Boolean) Thread.class.getMethod("isVirtual").invoke(thread);
-    }
-
-    /** Its initializer parks: a virtual thread blocked in a class initializer pins its carrier on every JDK. */
-    static final class PinCanary {
-
-        static {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
-
-        private PinCanary() {
-        }
-
-        static void touch() {
-            // Loading the class runs its initializer.
         }
     }
 
