@@ -2,6 +2,7 @@ package io.github.distlock.etcd;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.etcd.jetcd.ByteSequence;
@@ -177,12 +178,20 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
                     continue;
                 }
                 if (this.monitor.awaitChange(wait, this.store.safetyRecheckNanos())) {
+                    // Bounded by the request timeout, not only the wait: a read stuck on a frozen or
+                    // partitioned member is retried (round robin sends it elsewhere).
+                    Wait read = wait.atMost(this.store.requestTimeoutNanos());
+                    boolean boundByWait = read.deadlineNanos() == wait.deadlineNanos();
                     try {
-                        // Bounded by the request timeout, not the wait: a read stuck on a frozen or
-                        // partitioned member is retried (round robin sends it elsewhere).
-                        owned = recheck(wait.atMost(this.store.requestTimeoutNanos()));
+                        owned = recheck(read);
                     }
                     catch (StoreUnavailableException ex) {
+                        if (wait.isOver() && boundByWait && ex.getCause() instanceof TimeoutException) {
+                            // The wait ran out during a read it cut short, not the store: the lock
+                            // counts as busy, as for a try-once (an exception here made a
+                            // LockRegistryLeaderInitiator back off after a yield, and counted as a store error).
+                            return false;
+                        }
                         // The entry and its lease may well be alive (a leader election, a slow
                         // member): keep our place and read again, until the wait or the session ends.
                         if (wait.isOver()) {
