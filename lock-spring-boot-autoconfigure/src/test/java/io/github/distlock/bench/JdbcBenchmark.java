@@ -1,5 +1,6 @@
 package io.github.distlock.bench;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -9,10 +10,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
+import java.util.stream.Stream;
 
 import javax.sql.DataSource;
 
@@ -37,6 +41,12 @@ import io.github.distlock.testsupport.PostgresServer;
  * <li>J2, four processes looping on one key with an empty critical section: fair and unfair against
  * Spring Integration's {@code JdbcLockRegistry}, runs alternating; a handoff is an acquisition by
  * another process than the one before;</li>
+ * <li>J1 accounting, after the timed scenarios (the server restarted with {@code pg_stat_statements}
+ * loaded, so that its overhead is in no timed number): per acquire and release of the floor, the
+ * registry and Spring Integration's registry, round trips (counted on the client's sockets),
+ * statements, writing commits, WAL fsyncs and bytes, where the time goes (executing statements,
+ * WAL fsync, the rest: network, driver, pool, threads), and CPU time and context switches of the
+ * client JVM and of the server's processes;</li>
  * <li>J1m, the same as J1 on a private MariaDB server, if MariaDB is installed (skip with
  * {@code -Dbench.jdbc.mariadb=false}).</li>
  * </ul>
@@ -53,6 +63,11 @@ final class JdbcBenchmark {
 
     private static final int CYCLES_PER_ROUND = 200;
 
+    /** Cycles of one kind in one block of the accounting; the kinds take turns for this many rounds. */
+    private static final int ACCOUNTED_CYCLES = 150;
+
+    private static final int ACCOUNTING_ROUNDS = 4;
+
     private static final int PROCESSES = 4;
 
     private static final long WINDOW_NANOS = TimeUnit.SECONDS.toNanos(6);
@@ -60,6 +75,9 @@ final class JdbcBenchmark {
     private static final long WARMUP_RUN_NANOS = TimeUnit.SECONDS.toNanos(4);
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    /** For the backends told to flush their statistics to do so. */
+    private static final long STATS_SETTLE_MILLIS = 300;
 
     private JdbcBenchmark() {
     }
@@ -79,6 +97,8 @@ final class JdbcBenchmark {
                 floorRate = uncontended(pool, "J1", "", table, true);
             }
             handoffs(postgres, floorRate, table);
+            System.out.println("[bench] jdbc J1 accounting: restarting PostgreSQL with pg_stat_statements");
+            account(postgres, table);
         }
         if (Boolean.parseBoolean(System.getProperty("bench.jdbc.mariadb", "true"))) {
             heading += ", " + mariaDb(table);
@@ -220,6 +240,235 @@ final class JdbcBenchmark {
             workers.forEach(JvmProcess::close);
             HandoffScenario.deleteRecursively(directory);
         }
+    }
+
+    // ---- J1 accounting -------------------------------------------------------------------------
+
+    /** What one kind of cycle costs, summed over the blocks of cycles measured. */
+    private static final class Cost {
+
+        private final String what;
+
+        /** Round trips, statements, writing commits, WAL fsyncs, WAL fsync ms, WAL bytes, executing ms, wall ms,
+         * client CPU ms, server CPU ms, client context switches, server context switches. */
+        private final double[] totals = new double[12];
+
+        private long cycles;
+
+        Cost(String what) {
+            this.what = what;
+        }
+
+        private double per(int index) {
+            return this.totals[index] / this.cycles;
+        }
+
+        String counts() {
+            return ResultTable.number("%.1f round trips, %.1f statements, %.1f writing commits, %.1f WAL fsyncs, "
+                    + "%.0f WAL bytes", per(0), per(1), per(2), per(3), per(5));
+        }
+
+        String times() {
+            return ResultTable.number("mean %.2f ms: executing %.2f, WAL fsync %.2f, rest %.2f", per(7), per(6), per(4),
+                    per(7) - per(6) - per(4));
+        }
+
+        String cpu() {
+            return ResultTable.number("client %.3f ms, server %.3f ms", per(8), per(9));
+        }
+
+        String switches() {
+            return ResultTable.number("client %.1f, server %.1f", per(10), per(11));
+        }
+    }
+
+    private static void account(PostgresServer postgres, ResultTable table) throws Exception {
+        try (Connection connection = postgres.connect(); Statement statement = connection.createStatement()) {
+            statement.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+            statement.execute("ALTER SYSTEM SET track_wal_io_timing = on");
+        }
+        postgres.restart();
+        try (Connection connection = postgres.connect(); Statement statement = connection.createStatement()) {
+            // Known only once the library is loaded. Nested statements too: foreign key checks, pg_notify.
+            statement.execute("ALTER SYSTEM SET pg_stat_statements.track = 'all'");
+            statement.execute("SELECT pg_reload_conf()");
+            // The restart was a crash: the checkpoint after recovery should not fall into a measurement.
+            statement.execute("CHECKPOINT");
+        }
+        Properties counting = new Properties();
+        counting.setProperty("socketFactory", CountingSocketFactory.class.getName());
+        try (Connection stats = postgres.connect(); HikariDataSource pool = pool(postgres, "bench-accounting", counting);
+                JdbcLockRegistry registry = JdbcLockRegistry.builder(pool).tablePrefix(PREFIX)
+                    .ownerIdentity("bench-accounting").build()) {
+            try (Statement statement = stats.createStatement()) {
+                statement.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+            }
+            Lock unfair = registry.obtain("accounted", false);
+            Lock springIntegration = JdbcBenchWorkerMain.springIntegration(pool).obtain("bench-accounted-si");
+            Map<Cost, UncontendedRounds.FloorCycle> kinds = new LinkedHashMap<>();
+            kinds.put(new Cost("raw floor"), () -> floorCycle(pool));
+            kinds.put(new Cost("registry, unfair"), () -> {
+                unfair.lock();
+                unfair.unlock();
+            });
+            kinds.put(new Cost("Spring Integration JdbcLockRegistry"), () -> {
+                springIntegration.lock();
+                springIntegration.unlock();
+            });
+            for (int i = 0; i < WARMUP_CYCLES; i++) {
+                for (UncontendedRounds.FloorCycle cycle : kinds.values()) {
+                    cycle.run();
+                }
+            }
+            // Blocks of each kind in turn, so that drift (the disk's fsync time above all) hits all alike.
+            for (int round = 0; round < ACCOUNTING_ROUNDS; round++) {
+                for (Map.Entry<Cost, UncontendedRounds.FloorCycle> kind : kinds.entrySet()) {
+                    measureBlock(postgres, stats, pool, kind.getKey(), kind.getValue(), round == ACCOUNTING_ROUNDS - 1);
+                }
+            }
+            for (Cost cost : kinds.keySet()) {
+                System.out.println("[bench] jdbc J1 accounting, " + cost.what + ": " + cost.counts() + "; " + cost.times()
+                        + "; CPU " + cost.cpu() + "; context switches " + cost.switches());
+                table.info("J1", "per cycle, " + cost.what + ": counts; mean time", cost.counts(), cost.times(), "");
+                table.info("J1", "  CPU; context switches", cost.cpu(), cost.switches(), "");
+            }
+        }
+    }
+
+    /**
+     * Runs {@link #ACCOUNTED_CYCLES} cycles and adds what they cost to {@code cost}: round trips on
+     * the client's sockets, statements from pg_stat_statements, commits and WAL from the server,
+     * CPU time and context switches of this JVM and of the server's processes (Linux, from /proc).
+     * @param print whether to print the statements the cycles ran
+     */
+    private static void measureBlock(PostgresServer postgres, Connection stats, HikariDataSource pool, Cost cost,
+            UncontendedRounds.FloorCycle cycle, boolean print) throws Exception {
+        flushStatistics(pool);
+        query(stats, "SELECT pg_stat_statements_reset()");
+        long[] before = databaseCounters(stats);
+        long roundTrips = CountingSocketFactory.roundTrips();
+        long[] clientBefore = cpuAndSwitches(ProcessHandle.current().pid(), false);
+        long[] serverBefore = cpuAndSwitches(postgres.pid(), true);
+        long started = System.nanoTime();
+        for (int i = 0; i < ACCOUNTED_CYCLES; i++) {
+            cycle.run();
+        }
+        long elapsed = System.nanoTime() - started;
+        long[] clientAfter = cpuAndSwitches(ProcessHandle.current().pid(), false);
+        long[] serverAfter = cpuAndSwitches(postgres.pid(), true);
+        roundTrips = CountingSocketFactory.roundTrips() - roundTrips;
+        flushStatistics(pool);
+        long[] after = databaseCounters(stats);
+        double statements = 0;
+        double executingMillis = 0;
+        if (print) {
+            System.out.println("[bench] jdbc J1 accounting, " + cost.what + ": statements per cycle (calls per cycle, "
+                    + "mean ms, SQL; nested ones, run by triggers or functions, marked +)");
+        }
+        try (Statement statement = stats.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT calls, total_exec_time, toplevel, query "
+                        + "FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat%' AND dbid = (SELECT oid "
+                        + "FROM pg_database WHERE datname = current_database()) ORDER BY toplevel DESC, calls DESC")) {
+            while (rows.next()) {
+                long calls = rows.getLong(1);
+                double total = rows.getDouble(2);
+                boolean topLevel = rows.getBoolean(3);
+                String sql = rows.getString(4).replaceAll("\\s+", " ");
+                if (topLevel) {
+                    statements += calls;
+                    // A COMMIT's time is mostly its WAL fsync, which is counted on its own.
+                    if (!sql.equalsIgnoreCase("COMMIT")) {
+                        executingMillis += total;
+                    }
+                }
+                if (print) {
+                    System.out.println(ResultTable.number("[bench]   %s%5.2f  %.3f ms  %s", topLevel ? " " : "+",
+                            (double) calls / ACCOUNTED_CYCLES, total / calls, sql));
+                }
+            }
+        }
+        // The read of the counters before is a write transaction too (txid_current() assigns an id).
+        double[] block = { roundTrips, statements, after[0] - before[0] - 1, after[1] - before[1],
+                (after[2] - before[2]) / 1e3, after[3] - before[3], executingMillis, elapsed / 1e6,
+                (clientAfter[0] - clientBefore[0]) / 1e6, (serverAfter[0] - serverBefore[0]) / 1e6,
+                clientAfter[1] - clientBefore[1], serverAfter[1] - serverBefore[1] };
+        for (int i = 0; i < block.length; i++) {
+            cost.totals[i] += block[i];
+        }
+        cost.cycles += ACCOUNTED_CYCLES;
+    }
+
+    /**
+     * @param pid a process
+     * @param descendants whether to add its descendants (the server's backends)
+     * @return CPU nanoseconds and context switches (voluntary and not) of all its threads so far, from
+     * /proc ({@code 0, 0} where there is none)
+     */
+    private static long[] cpuAndSwitches(long pid, boolean descendants) {
+        List<Long> pids = new ArrayList<>();
+        pids.add(pid);
+        if (descendants) {
+            ProcessHandle.of(pid).ifPresent(process -> process.descendants().forEach(child -> pids.add(child.pid())));
+        }
+        long cpu = 0;
+        long switches = 0;
+        for (long process : pids) {
+            try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(process), "task"))) {
+                for (Path task : tasks.toList()) {
+                    try {
+                        cpu += Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split(" ")[0]);
+                        for (String line : Files.readAllLines(task.resolve("status"))) {
+                            if (line.startsWith("voluntary_ctxt_switches") || line.startsWith("nonvoluntary_ctxt_switches")) {
+                                switches += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                            }
+                        }
+                    }
+                    catch (IOException | RuntimeException ex) {
+                        // The thread ended meanwhile.
+                    }
+                }
+            }
+            catch (IOException ex) {
+                // The process ended meanwhile, or there is no /proc.
+            }
+        }
+        return new long[] { cpu, switches };
+    }
+
+    /**
+     * @return write transactions so far (transaction ids assigned: each durable commit has one, and this
+     * read takes one), WAL syncs, WAL sync microseconds and WAL bytes (the insert position)
+     */
+    private static long[] databaseCounters(Connection stats) throws SQLException {
+        try (Statement statement = stats.createStatement();
+                ResultSet row = statement.executeQuery("SELECT txid_current(), w.wal_sync, w.wal_sync_time * 1000, "
+                        + "pg_current_wal_insert_lsn() - '0/0'::pg_lsn FROM pg_stat_wal w")) {
+            row.next();
+            return new long[] { row.getLong(1), row.getLong(2), (long) row.getDouble(3), row.getLong(4) };
+        }
+    }
+
+    /**
+     * Makes every idle backend of the pool publish its statistics now: PostgreSQL holds them back
+     * for up to 10 s after the backend's last flush otherwise.
+     */
+    private static void flushStatistics(HikariDataSource pool) throws Exception {
+        List<Connection> idle = new ArrayList<>();
+        try {
+            int count = pool.getHikariPoolMXBean().getIdleConnections();
+            for (int i = 0; i < count; i++) {
+                idle.add(pool.getConnection());
+            }
+            for (Connection connection : idle) {
+                query(connection, "SELECT pg_stat_force_next_flush()");
+            }
+        }
+        finally {
+            for (Connection connection : idle) {
+                connection.close();
+            }
+        }
+        Thread.sleep(STATS_SETTLE_MILLIS);
     }
 
     private static String query(DataSource pool, String sql) throws SQLException {
