@@ -19,7 +19,8 @@ import io.github.distlock.testsupport.EtcdCluster;
  *
  * <p>Run with {@code mvn -B -q -Pbenchmarks -pl lock-spring-boot-autoconfigure -am verify}; add
  * {@code -Dbench.store=redis} for the Redis benchmarks ({@link RedisBenchmark}) or
- * {@code -Dbench.store=zookeeper} for the ZooKeeper ones ({@link ZookeeperBenchmark}) instead.
+ * {@code -Dbench.store=zookeeper} for the ZooKeeper ones ({@link ZookeeperBenchmark}) or
+ * {@code -Dbench.store=jdbc} for the JDBC ones ({@link JdbcBenchmark}) instead.
  */
 public final class BenchmarkMain {
 
@@ -38,8 +39,12 @@ public final class BenchmarkMain {
             zookeeper();
             return;
         }
+        if (args.length > 0 && args[0].equals("jdbc")) {
+            jdbc();
+            return;
+        }
         if (args.length > 0 && !args[0].equals("etcd")) {
-            throw new IllegalArgumentException("Unknown store '" + args[0] + "': etcd, redis or zookeeper");
+            throw new IllegalArgumentException("Unknown store '" + args[0] + "': etcd, redis, zookeeper or jdbc");
         }
         long started = System.nanoTime();
         // Other work on the machine skews every number; the load average tells the reader whether there was any.
@@ -95,6 +100,22 @@ public final class BenchmarkMain {
                 Runtime.getRuntime().availableProcessors(), cpuModel(), System.getProperty("java.vm.name"),
                 System.getProperty("java.runtime.version"), version,
                 org.apache.curator.framework.CuratorFramework.class.getPackage().getImplementationVersion(),
+                (System.nanoTime() - started) / 1e9, loadAtStart, loadAverage()));
+        table.print(System.out);
+    }
+
+    /** The JDBC benchmarks ({@link JdbcBenchmark}) and their table. */
+    private static void jdbc() throws Exception {
+        long started = System.nanoTime();
+        String loadAtStart = loadAverage();
+        ResultTable table = new ResultTable();
+        String databases = JdbcBenchmark.run(table);
+        System.out.println();
+        System.out.println(String.format(Locale.ROOT, "distlock JDBC benchmarks: %d cores%s, %s %s, %s (private "
+                + "servers, loopback), HikariCP pools of 10, Spring Integration %s; run took %.0f s; load average %s at "
+                + "start, %s at end", Runtime.getRuntime().availableProcessors(), cpuModel(),
+                System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"), databases,
+                org.springframework.integration.jdbc.lock.JdbcLockRegistry.class.getPackage().getImplementationVersion(),
                 (System.nanoTime() - started) / 1e9, loadAtStart, loadAverage()));
         table.print(System.out);
     }

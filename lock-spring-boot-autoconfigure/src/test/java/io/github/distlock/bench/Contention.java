@@ -11,11 +11,14 @@ import java.util.List;
  * What the contention windows of one mode add up to: each process's records ({@code <acquired>
  * <released>} nano times, one acquisition per line), sorted by acquisition time, give the rate,
  * the per-process shares and the handoff gaps (one holder's release to the next holder's return
- * from {@code lock()}).
+ * from {@code lock()}); where the records carry when {@code lock()} was called (a third column),
+ * also each acquisition's wait in {@code lock()}.
  */
 final class Contention {
 
     private final Samples gaps = new Samples();
+
+    private final Samples waits = new Samples();
 
     private final long[] perProcess;
 
@@ -37,6 +40,9 @@ final class Contention {
             for (String line : lines) {
                 String[] fields = line.split(" ");
                 records.add(new long[] { Long.parseLong(fields[0]), Long.parseLong(fields[1]), process });
+                if (fields.length > 2) {
+                    this.waits.add(Long.parseLong(fields[0]) - Long.parseLong(fields[2]));
+                }
             }
             this.perProcess[process] += lines.size();
         }
@@ -59,8 +65,18 @@ final class Contention {
         return this.gaps;
     }
 
+    /** @return how long {@code lock()} took, per acquisition (empty unless the records carry it) */
+    Samples waits() {
+        return this.waits;
+    }
+
     double rate() {
         return this.acquisitions / (this.windowNanos / 1e9);
+    }
+
+    /** @return handoffs per second: acquisitions by another process than the one before */
+    double handoffRate() {
+        return this.gaps.count() / (this.windowNanos / 1e9);
     }
 
     double writesPerAcquisition() {

@@ -13,11 +13,15 @@ import java.util.concurrent.locks.Lock;
 /** Acquisitions that returned inside the measurement window; the rest is warm-up or wind-down. */
 final class Records {
 
+    /** When {@code lock()} was called, for loops that do not know it. */
+    static final long UNKNOWN = Long.MIN_VALUE;
+
     private final long windowStart;
 
     private final long windowEnd;
 
-    private long[] times = new long[4096];
+    /** Three per acquisition: acquired, released, and when {@code lock()} was called ({@link #UNKNOWN} if not known). */
+    private long[] times = new long[6144];
 
     int count;
 
@@ -33,24 +37,34 @@ final class Records {
      * @param stopAt when to stop ({@link System#nanoTime()})
      */
     void loop(Lock lock, long stopAt) {
-        while (System.nanoTime() < stopAt) {
+        while (true) {
+            long called = System.nanoTime();
+            if (called >= stopAt) {
+                return;
+            }
             lock.lock();
             long acquired = System.nanoTime();
             long released = System.nanoTime();
             lock.unlock();
-            add(acquired, released);
+            add(called, acquired, released);
         }
     }
 
     void add(long acquired, long released) {
+        add(UNKNOWN, acquired, released);
+    }
+
+    /** @param called when {@code lock()} was called, or {@link #UNKNOWN} */
+    void add(long called, long acquired, long released) {
         if (acquired < this.windowStart || acquired >= this.windowEnd) {
             return;
         }
-        if (2 * this.count + 2 > this.times.length) {
+        if (3 * this.count + 3 > this.times.length) {
             this.times = Arrays.copyOf(this.times, this.times.length * 2);
         }
-        this.times[2 * this.count] = acquired;
-        this.times[2 * this.count + 1] = released;
+        this.times[3 * this.count] = acquired;
+        this.times[3 * this.count + 1] = released;
+        this.times[3 * this.count + 2] = called;
         this.count++;
     }
 
@@ -64,7 +78,8 @@ final class Records {
     /**
      * Serves {@code LOOP <run> <mode> <key> <window start> <window end> <stop at> <file>} commands
      * from stdin until it ends: loops on the lock until {@code stop at}, writes the acquisitions
-     * inside the window to {@code file} and prints {@code DONE <run> <count>}.
+     * inside the window to {@code file} ({@code <acquired> <released> <lock() called>} per line)
+     * and prints {@code DONE <run> <count>}.
      */
     static void serveLoopCommands(LockFor locks) throws IOException {
         BufferedReader commands = new BufferedReader(
@@ -86,7 +101,8 @@ final class Records {
     void writeTo(Path file) throws IOException {
         try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file))) {
             for (int i = 0; i < this.count; i++) {
-                out.println(this.times[2 * i] + " " + this.times[2 * i + 1]);
+                long called = this.times[3 * i + 2];
+                out.println(this.times[3 * i] + " " + this.times[3 * i + 1] + ((called == UNKNOWN) ? "" : " " + called));
             }
         }
     }
