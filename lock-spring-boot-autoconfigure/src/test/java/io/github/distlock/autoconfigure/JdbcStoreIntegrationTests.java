@@ -134,7 +134,7 @@ class JdbcStoreIntegrationTests {
                 assertThat(database.queryLong("SELECT COUNT(*) FROM information_schema.tables "
                         + "WHERE table_name LIKE 'not\\_created\\_%'")).isZero();
                 await().atMost(LONG).untilAsserted(() -> assertThat(output)
-                    .contains("The lock tables not_created_* are missing"));
+                    .contains("The lock tables NOT_CREATED_* are missing"));
             });
     }
 }

@@ -62,7 +62,7 @@ abstract class AbstractJdbcFaultIntegrationTests {
     @BeforeEach
     void start() {
         this.database = TestDatabase.start(kind());
-        this.prefix = "F" + UUID.randomUUID().toString().substring(0, 8).replace("-", "") + "_";
+        this.prefix = "F" + UUID.randomUUID().toString().substring(0, 8).toUpperCase(java.util.Locale.ROOT) + "_";
         this.database.createTables(this.prefix);
         this.holder = registry(this.database.pool("holder"), "holder", TTL);
         this.waiter = registry(this.database.pool("waiter"), "waiter", TTL);

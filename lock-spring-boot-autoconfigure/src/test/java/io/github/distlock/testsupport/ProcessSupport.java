@@ -214,6 +214,37 @@ final class ProcessSupport {
         throw lastFailure;
     }
 
+    /**
+     * @param count how many
+     * @return that many distinct free loopback ports: each is held until all are chosen, so the
+     * system cannot hand out one twice (one server's ports must differ, or it refuses its configuration)
+     */
+    static int[] freeLoopbackPorts(int count) {
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
+                held.add(socket);
+                ports[i] = socket.getLocalPort();
+            }
+            return ports;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not find " + count + " free loopback ports", ex);
+        }
+        finally {
+            for (ServerSocket socket : held) {
+                try {
+                    socket.close();
+                }
+                catch (IOException ex) {
+                    // Closing a listening socket that accepted nothing: nothing to do.
+                }
+            }
+        }
+    }
+
     static int freeLoopbackPort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             return socket.getLocalPort();

@@ -69,9 +69,11 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
         ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(directory);
         try {
+            // Distinct ports: a member whose client, quorum and election ports coincide exits with "Invalid config".
+            int[] ports = ProcessSupport.freeLoopbackPorts(3 * size);
             for (int id = 1; id <= size; id++) {
-                ensemble.members.add(ensemble.new Member(id, ProcessSupport.freeLoopbackPort(),
-                        ProcessSupport.freeLoopbackPort(), ProcessSupport.freeLoopbackPort()));
+                int first = 3 * (id - 1);
+                ensemble.members.add(ensemble.new Member(id, ports[first], ports[first + 1], ports[first + 2]));
             }
             for (Member member : ensemble.members) {
                 member.writeConfiguration();
