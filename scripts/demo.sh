@@ -13,12 +13,18 @@
 # build's version from the local Maven repository (class path from scripts/zookeeper-server/pom.xml,
 # as the tests' ZooKeeperEnsemble runs it; no ZooKeeper installation needed), and the demo with
 # distributed-lock.store=zookeeper.
+# With --store jdbc it starts a private PostgreSQL server (Debian's postgresql, installed if missing:
+# initdb and postgres from /usr/lib/postgresql/<version>/bin) with its data in the temporary directory,
+# on a free loopback port, with a random password for the user distlock (scram-sha-256), run as the
+# unprivileged user nobody when this script runs as root (PostgreSQL refuses root), and runs the demo
+# with distributed-lock.store=jdbc on it (the password reaches the JVMs in their environment, not on a
+# command line).
 # On exit, also on failure or Ctrl-C, it stops the server and the demo's JVMs and deletes the
 # temporary directory.
 #
-# Usage: scripts/demo.sh [--store etcd|redis|zookeeper] [--demo.workers=3] [--demo.hold=500ms] ...   (any sample-app property)
+# Usage: scripts/demo.sh [--store etcd|redis|zookeeper|jdbc] [--demo.workers=3] [--demo.hold=500ms] ...   (any sample-app property)
 # Environment: DEMO_SKIP_BUILD=1 reuses sample-app/target/sample-app-*.jar; ETCD_BIN and REDIS_BIN pick
-# the server binaries.
+# the server binaries, POSTGRES_BIN_DIR the directory of initdb and postgres.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,8 +36,8 @@ elif [[ "${1:-}" == --store ]]; then
     STORE="${2:-}"
     shift $(($# > 1 ? 2 : 1))
 fi
-if [[ "$STORE" != etcd && "$STORE" != redis && "$STORE" != zookeeper ]]; then
-    echo "error: --store must be etcd, redis or zookeeper, not '$STORE'" >&2
+if [[ "$STORE" != etcd && "$STORE" != redis && "$STORE" != zookeeper && "$STORE" != jdbc ]]; then
+    echo "error: --store must be etcd, redis, zookeeper or jdbc, not '$STORE'" >&2
     exit 1
 fi
 
@@ -48,12 +54,28 @@ elif [[ "$STORE" == etcd ]]; then
     if [[ -z "$ETCD" ]]; then
         ETCD="$(command -v etcd || echo /usr/bin/etcd)"
     fi
+elif [[ "$STORE" == jdbc ]]; then
+    scripts/ensure-installed.sh POSTGRES_BIN_DIR postgres postgresql '/usr/lib/postgresql/*/bin'
+    # The directory that holds both initdb and postgres: $POSTGRES_BIN_DIR, the newest Debian version, or the PATH.
+    POSTGRES_BIN=""
+    for directory in ${POSTGRES_BIN_DIR:-} $(compgen -G '/usr/lib/postgresql/*/bin' | sort -V -r) \
+            "$(dirname "$(command -v postgres 2>/dev/null || echo /nonexistent/postgres)")"; do
+        if [[ -x "$directory/initdb" && -x "$directory/postgres" ]]; then
+            POSTGRES_BIN="$directory"
+            break
+        fi
+    done
+    if [[ -z "$POSTGRES_BIN" ]]; then
+        echo "error: no directory with PostgreSQL's initdb and postgres found; set POSTGRES_BIN_DIR" >&2
+        exit 1
+    fi
 fi
 
 WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/distlock-demo.XXXXXX")"
 ETCD_PID=""
 REDIS_PID=""
 ZOOKEEPER_PID=""
+POSTGRES_PID=""
 DEMO_PID=""
 trap 'rm -rf "$WORK_DIR"' EXIT
 
@@ -93,6 +115,7 @@ cleanup() {
     [[ -n "$ETCD_PID" ]] && stop_process "$ETCD_PID" 50
     [[ -n "$REDIS_PID" ]] && stop_process "$REDIS_PID" 50
     [[ -n "$ZOOKEEPER_PID" ]] && stop_process "$ZOOKEEPER_PID" 50
+    [[ -n "$POSTGRES_PID" ]] && stop_postgres
     rm -rf "$WORK_DIR"
     exit "$status"
 }
@@ -218,7 +241,94 @@ ZOOCFG
     exit 1
 }
 
-if [[ "$STORE" == zookeeper ]]; then
+# Replaces the calling subshell with a command run as the PostgreSQL server's user, in its directory,
+# without the caller's PG* client settings: as nobody through setpriv when this script runs as root,
+# else as this user. Call it in a subshell: ( exec_as_postgres_user initdb ... ).
+exec_as_postgres_user() {
+    for variable in $(compgen -e); do
+        if [[ "$variable" == PG* ]]; then
+            unset "$variable"
+        fi
+    done
+    export HOME="$POSTGRES_HOME"
+    cd "$POSTGRES_HOME"
+    if [[ "$(id -u)" -eq 0 ]]; then
+        exec setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups -- "$@"
+    fi
+    exec "$@"
+}
+
+# Creates a PostgreSQL cluster in the temporary directory (superuser distlock, a random password,
+# password authentication only) and starts postgres on a free loopback port, its Unix socket in the
+# same directory; retries with another port if one was taken between the check and the bind.
+start_postgres() {
+    POSTGRES_HOME="$WORK_DIR/postgres"
+    mkdir -p "$POSTGRES_HOME"
+    if [[ "$(id -u)" -eq 0 ]]; then
+        # nobody must reach its directory inside this root-owned one, and own it.
+        chmod 711 "$WORK_DIR"
+        chown "$(id -u nobody):$(id -g nobody)" "$POSTGRES_HOME"
+    fi
+    chmod 700 "$POSTGRES_HOME"
+    POSTGRES_PASSWORD="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+    (exec_as_postgres_user sh -c 'umask 077 && cat >password') <<<"$POSTGRES_PASSWORD"
+    if ! (exec_as_postgres_user "$POSTGRES_BIN/initdb" --pgdata="$POSTGRES_HOME/data" --username=distlock \
+            --pwfile="$POSTGRES_HOME/password" --auth=scram-sha-256 --encoding=UTF8 --no-locale --no-sync) \
+            >"$WORK_DIR/initdb.log" 2>&1; then
+        tail -n 20 "$WORK_DIR/initdb.log" >&2
+        echo "error: initdb failed ($POSTGRES_BIN/initdb)" >&2
+        exit 1
+    fi
+    rm -f "$POSTGRES_HOME/password"
+    for attempt in 1 2 3; do
+        POSTGRES_PORT="$(random_free_port)"
+        # In a subshell that becomes postgres (exec), so that $! is the server's own PID.
+        (exec_as_postgres_user "$POSTGRES_BIN/postgres" -D "$POSTGRES_HOME/data" -k "$POSTGRES_HOME" \
+            -p "$POSTGRES_PORT" -c listen_addresses=127.0.0.1 -c logging_collector=off) >"$WORK_DIR/postgres.log" 2>&1 &
+        POSTGRES_PID=$!
+        for _ in {1..300}; do
+            if grep -q 'database system is ready to accept connections' "$WORK_DIR/postgres.log" 2>/dev/null; then
+                return 0
+            fi
+            kill -0 "$POSTGRES_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        echo "PostgreSQL did not start (attempt $attempt); last lines of its log:" >&2
+        tail -n 5 "$WORK_DIR/postgres.log" >&2 || true
+        stop_postgres
+    done
+    echo "error: could not start PostgreSQL ($POSTGRES_BIN/postgres)" >&2
+    exit 1
+}
+
+# Fast shutdown (SIGINT: disconnects clients, then exits); SIGKILL to the server and its processes
+# if it has not exited after 10 s.
+stop_postgres() {
+    local pid="$POSTGRES_PID"
+    POSTGRES_PID=""
+    kill -INT "$pid" 2>/dev/null || return 0
+    for _ in {1..100}; do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        pkill -KILL -P "$pid" 2>/dev/null || true
+        kill -9 "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+
+if [[ "$STORE" == jdbc ]]; then
+    start_postgres
+    POSTGRES_VERSION="$("$POSTGRES_BIN/postgres" --version 2>/dev/null | sed -n 's/.*(PostgreSQL) \([^ ]*\).*/\1/p' || true)"
+    echo "PostgreSQL $POSTGRES_VERSION running on 127.0.0.1:$POSTGRES_PORT (user distlock, random password, data in $WORK_DIR/postgres)"
+    # The password in the environment, which other users cannot read, rather than on the command line.
+    SPRING_DATASOURCE_PASSWORD="$POSTGRES_PASSWORD" java -XX:-UsePerfData -jar "$JAR" --spring.profiles.active=demo \
+        --distributed-lock.store=jdbc --distributed-lock.jdbc.initialize-schema=always \
+        --spring.datasource.url="jdbc:postgresql://127.0.0.1:$POSTGRES_PORT/postgres" \
+        --spring.datasource.username=distlock "$@" &
+    DEMO_PID=$!
+elif [[ "$STORE" == zookeeper ]]; then
     start_zookeeper
     ZOOKEEPER_VERSION="$(tr ':' '\n' <"$WORK_DIR/zookeeper.classpath" | sed -n 's|.*/zookeeper-\([0-9][0-9.]*\)\.jar$|\1|p' | head -n 1)"
     echo "ZooKeeper $ZOOKEEPER_VERSION running on 127.0.0.1:$ZOOKEEPER_PORT (standalone, data in $WORK_DIR/zookeeper)"

@@ -13,8 +13,8 @@ import org.springframework.scheduling.annotation.EnableScheduling;
  * that holds any lock key for a while, to watch holders and waiters ({@code hold}), and, with
  * the {@code demo} profile, a command-line fairness experiment ({@code demo}). Everything is
  * configured in {@code application.yml}; all instances pointed at the same etcd (or, with
- * {@code distributed-lock.store=redis} or {@code zookeeper}, the same Redis or ZooKeeper) share
- * locks and data.
+ * {@code distributed-lock.store=redis}, {@code zookeeper} or {@code jdbc}, the same Redis, ZooKeeper
+ * or database) share locks and data.
  */
 @SpringBootApplication
 @ConfigurationPropertiesScan

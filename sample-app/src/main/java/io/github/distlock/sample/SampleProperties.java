@@ -11,7 +11,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *
  * @param instanceName name of this instance in responses and logs
  * @param seed whether to create the orders and items below in the shared store at start-up (where missing)
- * @param store where the shared data lives in the lock store (etcd, Redis or ZooKeeper)
+ * @param store where the shared data lives in the lock store (etcd, Redis, ZooKeeper or a SQL database)
  * @param orders the order service
  * @param flashSale the flash sale
  * @param report the scheduled sales report
@@ -22,7 +22,8 @@ public record SampleProperties(String instanceName, boolean seed, Store store, O
         Report report, Hold hold) {
 
     /**
-     * @param prefix key prefix of all sample data in etcd or Redis; in ZooKeeper, the znode they are children of
+     * @param prefix key prefix of all sample data in etcd or Redis; in ZooKeeper, the znode they are children of; in a
+     * database, the prefix of their rows' paths
      * @param timeout upper bound on each request of the sample's stores (for Redis through spring.data.redis.timeout)
      */
     public record Store(String prefix, Duration timeout) {

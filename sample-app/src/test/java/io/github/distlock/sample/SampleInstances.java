@@ -3,13 +3,15 @@ package io.github.distlock.sample;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntFunction;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Several instances of the sample application in the test JVM, each a Spring context on a random
- * port, all connected to the same etcd (or Redis): what several JVMs behind a load balancer would be.
+ * port, all connected to the same etcd (or Redis, ZooKeeper, database): what several JVMs behind a load balancer
+ * would be.
  */
 public final class SampleInstances implements AutoCloseable {
 
@@ -40,12 +42,22 @@ public final class SampleInstances implements AutoCloseable {
      * command-line arguments so that they override {@code application.yml}
      */
     public static SampleInstances startWith(int count, String... properties) {
+        return startEach(count, (instance) -> List.of(), properties);
+    }
+
+    /**
+     * Starts {@code count} instances as {@link #startWith} does, each with more properties of its own.
+     * @param perInstance properties of instance {@code i} (from 1), in addition to {@code properties}
+     * @param properties properties for every instance
+     */
+    public static SampleInstances startEach(int count, IntFunction<List<String>> perInstance, String... properties) {
         SampleInstances instances = new SampleInstances(new ArrayList<>());
         try {
             for (int i = 1; i <= count; i++) {
                 List<String> args = new ArrayList<>(List.of("--server.port=0", "--sample.instance-name=instance-" + i,
                         "--server.tomcat.basedir=target/tomcat"));
                 Arrays.stream(properties).map(property -> "--" + property).forEach(args::add);
+                perInstance.apply(i).stream().map(property -> "--" + property).forEach(args::add);
                 instances.contexts.add(new SpringApplicationBuilder(SampleApplication.class).run(args.toArray(String[]::new)));
             }
             return instances;

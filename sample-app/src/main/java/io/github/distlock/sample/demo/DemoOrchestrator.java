@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -21,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.autoconfigure.DistributedLockProperties;
+import io.github.distlock.autoconfigure.DistributedLockProperties.Jdbc;
 import io.github.distlock.autoconfigure.DistributedLockProperties.Store;
 import io.github.distlock.autoconfigure.DistributedLockProperties.Zookeeper;
 import io.github.distlock.sample.SampleApplication;
@@ -48,9 +51,9 @@ import org.springframework.stereotype.Component;
  * </ul>
  *
  * <p>Exit code: 0 when both runs completed and the fair run kept arrival order; 2 when the fair
- * run broke arrival order or the lock was ever held twice; 1 when the lock store (etcd, or Redis
- * or ZooKeeper with {@code distributed-lock.store=redis} or {@code zookeeper}) was unreachable or
- * a process failed.
+ * run broke arrival order or the lock was ever held twice; 1 when the lock store (etcd, or Redis,
+ * ZooKeeper or the database with {@code distributed-lock.store=redis}, {@code zookeeper} or
+ * {@code jdbc}) was unreachable or a process failed.
  */
 @Component
 @Profile("demo")
@@ -64,6 +67,12 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
     /** The spring.data.redis properties that name the Redis the workers connect to. */
     private static final List<String> REDIS_CONNECTION = List.of("url", "host", "port", "database", "username",
             "password", "ssl.enabled", "sentinel.master", "sentinel.nodes", "cluster.nodes");
+
+    /**
+     * The spring.datasource properties that name the database the workers connect to; the password
+     * goes to them in their environment, where other users of the machine cannot read it.
+     */
+    private static final List<String> DATASOURCE_CONNECTION = List.of("url", "username", "driver-class-name");
 
     private final DemoProperties demo;
 
@@ -103,6 +112,8 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
             System.err.println(storeDescription() + " is not reachable: start it or set " + switch (store()) {
                 case REDIS -> "--spring.data.redis.host and --spring.data.redis.port (scripts/demo.sh --store redis starts one)";
                 case ZOOKEEPER -> "--distributed-lock.zookeeper.connect-string (scripts/demo.sh --store zookeeper starts one)";
+                case JDBC -> "--spring.datasource.url, --spring.datasource.username and --spring.datasource.password"
+                        + " (scripts/demo.sh --store jdbc starts a PostgreSQL server)";
                 default -> "--distributed-lock.etcd.endpoints (scripts/demo.sh starts one for you)";
             });
             this.exitCode = 1;
@@ -120,7 +131,7 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
         Runtime.getRuntime().addShutdownHook(cleanup);
         try {
             for (int process = 1; process <= this.demo.processes(); process++) {
-                children.add(new Child(process, command(process)));
+                children.add(new Child(process, command(process), storeEnvironment()));
             }
             for (Child child : children) {
                 child.await("READY", READY_TIMEOUT);
@@ -267,6 +278,7 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
         return switch (store()) {
             case REDIS -> "Redis";
             case ZOOKEEPER -> "ZooKeeper";
+            case JDBC -> databaseName(datasourceUrl());
             default -> "etcd";
         };
     }
@@ -276,12 +288,55 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
             case REDIS -> "Redis at " + this.environment.getProperty("spring.data.redis.host", "localhost") + ":"
                     + this.environment.getProperty("spring.data.redis.port", "6379");
             case ZOOKEEPER -> "ZooKeeper at " + this.locks.getZookeeper().getConnectString();
+            case JDBC -> databaseName(datasourceUrl()) + " at " + withoutSecrets(datasourceUrl());
             default -> "etcd at " + String.join(",", this.locks.getEtcd().getEndpoints());
         };
     }
 
+    private String datasourceUrl() {
+        return this.environment.getProperty("spring.datasource.url", "the application's DataSource");
+    }
+
+    /** @return the database's name for the demo's sentences, from its JDBC URL ({@code PostgreSQL}) */
+    static String databaseName(String url) {
+        String[] parts = url.split(":");
+        String subprotocol = (parts.length > 1 && parts[0].equals("jdbc")) ? parts[1].toLowerCase(Locale.ROOT) : "";
+        return switch (subprotocol) {
+            case "postgresql" -> "PostgreSQL";
+            case "mariadb" -> "MariaDB";
+            case "mysql" -> "MySQL";
+            case "h2" -> "H2";
+            case "" -> "the database";
+            default -> subprotocol;
+        };
+    }
+
+    /** @return a JDBC URL without parameters and user information, which may hold credentials */
+    static String withoutSecrets(String url) {
+        String withoutParameters = url.split("[?;]", 2)[0];
+        return withoutParameters.replaceFirst("//[^/@]*@", "//");
+    }
+
     /** The lock store settings the worker processes need to share this process's locks. */
-    private List<String> storeArguments() {
+    List<String> storeArguments() {
+        if (store() == Store.JDBC) {
+            Jdbc jdbc = this.locks.getJdbc();
+            List<String> arguments = new ArrayList<>(List.of("--distributed-lock.store=jdbc",
+                    "--distributed-lock.jdbc.table-prefix=" + jdbc.getTablePrefix(),
+                    "--distributed-lock.jdbc.lease-ttl=" + jdbc.getLeaseTtl().toMillis() + "ms",
+                    "--distributed-lock.jdbc.request-timeout=" + jdbc.getRequestTimeout().toMillis() + "ms",
+                    "--distributed-lock.jdbc.initialize-schema=" + jdbc.getInitializeSchema().name().toLowerCase(Locale.ROOT)));
+            if (jdbc.getPollInterval() != null) {
+                arguments.add("--distributed-lock.jdbc.poll-interval=" + jdbc.getPollInterval().toMillis() + "ms");
+            }
+            for (String property : DATASOURCE_CONNECTION) {
+                String value = this.environment.getProperty("spring.datasource." + property);
+                if (value != null) {
+                    arguments.add("--spring.datasource." + property + "=" + value);
+                }
+            }
+            return arguments;
+        }
         if (store() == Store.ZOOKEEPER) {
             Zookeeper zookeeper = this.locks.getZookeeper();
             List<String> arguments = new ArrayList<>(List.of("--distributed-lock.store=zookeeper",
@@ -308,6 +363,12 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
             }
         }
         return arguments;
+    }
+
+    /** Settings the worker processes get in their environment rather than on their command line. */
+    Map<String, String> storeEnvironment() {
+        String password = this.environment.getProperty("spring.datasource.password");
+        return (store() == Store.JDBC && password != null) ? Map.of("SPRING_DATASOURCE_PASSWORD", password) : Map.of();
     }
 
     /** This application again, as a worker process, started the way this JVM was (jar or class path). */
@@ -365,10 +426,12 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
 
         private final BlockingQueue<String> control = new LinkedBlockingQueue<>();
 
-        Child(int process, List<String> command) {
+        Child(int process, List<String> command, Map<String, String> environment) {
             this.process = process;
             try {
-                this.handle = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+                builder.environment().putAll(environment);
+                this.handle = builder.start();
             }
             catch (IOException ex) {
                 throw new DemoFailedException("could not start worker process " + process + ": " + ex.getMessage());

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An order, as stored in etcd, Redis or ZooKeeper (JSON).
+ * An order, as stored in etcd, Redis, ZooKeeper or a SQL database (JSON).
  *
  * @param id the order id
  * @param amount what the order costs

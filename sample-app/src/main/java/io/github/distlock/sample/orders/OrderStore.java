@@ -14,7 +14,7 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p><b>Fencing.</b> {@link #save} is accepted only with a fence greater than the one of the last
  * write, in one atomic store operation (an etcd transaction, a Redis script, a ZooKeeper
- * multi-operation). A lock's holder can lose its lock without noticing at once (a long GC pause,
+ * multi-operation, a conditional SQL {@code UPDATE}). A lock's holder can lose its lock without noticing at once (a long GC pause,
  * a network partition that outlasts its lease); by then another instance may hold the lock and
  * have written newer data, with a greater fence. The stale holder's late write is rejected instead of overwriting that data.
  */

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * in the same store as the locks, so that every instance connected to it sees the same data.
  * {@link EtcdSampleStore} with {@code distributed-lock.store=etcd}, {@link RedisSampleStore} with
  * {@code distributed-lock.store=redis}, {@link ZookeeperSampleStore} with
- * {@code distributed-lock.store=zookeeper}. Every call is bounded by {@code sample.store.timeout} and
+ * {@code distributed-lock.store=zookeeper}, {@link JdbcSampleStore} with {@code distributed-lock.store=jdbc}. Every call is bounded by {@code sample.store.timeout} and
  * throws {@link StoreUnavailableException} when the store fails or does not answer in time, so a
  * request thread never hangs on an unreachable store.
  */

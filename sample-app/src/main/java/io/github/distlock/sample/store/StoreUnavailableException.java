@@ -1,6 +1,6 @@
 package io.github.distlock.sample.store;
 
-/** The store of the sample's data (etcd, Redis or ZooKeeper) could not be reached or did not answer in time; answered with 503. */
+/** The store of the sample's data (etcd, Redis, ZooKeeper or a SQL database) could not be reached or did not answer in time; answered with 503. */
 public class StoreUnavailableException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;

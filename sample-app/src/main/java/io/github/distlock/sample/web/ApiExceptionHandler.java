@@ -32,7 +32,7 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  * 400s (a missing parameter, say) come from the base class;</li>
  * <li>409 {@code lock-busy}: the lock was held by someone else for the whole wait (with the
  * holder), {@code sold-out}, or {@code stale-fence}: a write from a holder that lost its lock;</li>
- * <li>503 {@code store-unavailable}: the store (etcd, Redis or ZooKeeper) cannot be reached, for
+ * <li>503 {@code store-unavailable}: the store (etcd, Redis, ZooKeeper or the database) cannot be reached, for
  * data or for locks, or {@code lock-lost}: the lock was lost during the call, whose outcome is
  * then uncertain (the calls are idempotent: retry).</li>
  * </ul>
