@@ -85,6 +85,11 @@ final class JdbcLockStore implements LockStore {
     /** Calls in flight at once, at most: more fail at once rather than pile up threads on a hung database. */
     private static final int MAX_CALLS = 256;
 
+    /** A connection's network timeout is the request timeout plus this. */
+    private static final long NETWORK_TIMEOUT_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private static final int NOT_SET = -1;
+
     /** Deadlocks and serialization failures of one write are retried this often within its bound. */
     private static final int WRITE_ATTEMPTS = 5;
 
@@ -220,6 +225,7 @@ final class JdbcLockStore implements LockStore {
         try (Connection connection = this.dataSource.getConnection()) {
             JdbcTables current = tables(connection);
             boolean autoCommit = connection.getAutoCommit();
+            int networkTimeout = boundNetworkReads(connection, current);
             T answer;
             try {
                 answer = work.run(connection, current);
@@ -236,6 +242,9 @@ final class JdbcLockStore implements LockStore {
             finally {
                 if (connection.getAutoCommit() != autoCommit) {
                     connection.setAutoCommit(autoCommit);
+                }
+                if (networkTimeout != NOT_SET) {
+                    restoreNetworkTimeout(connection, networkTimeout);
                 }
             }
             return answer;
@@ -277,10 +286,46 @@ final class JdbcLockStore implements LockStore {
         return ex;
     }
 
+    /**
+     * Bounds every read from the database on this connection (so a store thread never hangs on a
+     * dead server), on drivers that talk over a network: cheaper than a query timeout, which costs
+     * a timer task per statement in PostgreSQL's driver. The caller's own bound is the future it
+     * waits on; this one is a little longer.
+     * @return the connection's previous network timeout, to put back before it returns to the pool,
+     * or {@link #NOT_SET} (H2, whose statements carry query timeouts instead)
+     */
+    private int boundNetworkReads(Connection connection, JdbcTables tables) throws SQLException {
+        if (tables.dialect() == JdbcDialect.H2) {
+            return NOT_SET;
+        }
+        int previous = connection.getNetworkTimeout();
+        connection.setNetworkTimeout(Runnable::run,
+                (int) TimeUnit.NANOSECONDS.toMillis(this.requestTimeoutNanos + NETWORK_TIMEOUT_MARGIN_NANOS));
+        return previous;
+    }
+
+    /** Puts the pool's setting back; a connection that timed out is closed already, and the pool drops it. */
+    private static void restoreNetworkTimeout(Connection connection, int networkTimeout) {
+        try {
+            connection.setNetworkTimeout(Runnable::run, networkTimeout);
+        }
+        catch (SQLException ex) {
+            logger.debug("Could not restore the connection's network timeout: {}", ex.getMessage());
+        }
+    }
+
     private PreparedStatement prepare(Connection connection, String sql) throws SQLException {
         PreparedStatement statement = connection.prepareStatement(sql);
-        statement.setQueryTimeout(queryTimeoutSeconds());
+        bound(statement);
         return statement;
+    }
+
+    /** H2 runs in the process or on a server without network timeouts: its statements carry a query timeout. */
+    private void bound(Statement statement) throws SQLException {
+        JdbcTables current = this.tables;
+        if (current != null && current.dialect() == JdbcDialect.H2) {
+            statement.setQueryTimeout(queryTimeoutSeconds());
+        }
     }
 
     /** The insert of an entry, answering its fence as the generated key. */
@@ -395,7 +440,7 @@ final class JdbcLockStore implements LockStore {
             }
             long fence;
             try (PreparedStatement insert = prepareInsert(c, t)) {
-                insert.setQueryTimeout(queryTimeoutSeconds());
+                bound(insert);
                 insert.setString(1, entry.lockId);
                 insert.setString(2, entry.session.id);
                 insert.setLong(3, entry.number);
