@@ -149,7 +149,12 @@ class DemoOrchestrator implements CommandLineRunner, ExitCodeGenerator {
         }
         finally {
             children.forEach(Child::stop);
-            Runtime.getRuntime().removeShutdownHook(cleanup);
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            }
+            catch (IllegalStateException ex) {
+                // The JVM is shutting down (SIGTERM, Ctrl-C): the hook runs anyway, and stops what is left.
+            }
         }
     }
 
