@@ -25,8 +25,9 @@ enum JdbcDialect {
         @Override
         String lockKeyRow(String keys) {
             // On a duplicate, InnoDB takes the row's exclusive lock before the (no-op) update.
+            // LOCK_KEY = LOCK_KEY rather than VALUES(), deprecated since MySQL 8.0.20; the row lock is the same.
             return "INSERT INTO " + keys + " (LOCK_ID, LOCK_KEY) VALUES (?, ?) "
-                    + "ON DUPLICATE KEY UPDATE LOCK_KEY = VALUES(LOCK_KEY)";
+                    + "ON DUPLICATE KEY UPDATE LOCK_KEY = LOCK_KEY";
         }
     },
 
@@ -81,7 +82,20 @@ enum JdbcDialect {
     static JdbcDialect of(Connection connection) throws SQLException {
         DatabaseMetaData metaData = connection.getMetaData();
         String product = metaData.getDatabaseProductName();
-        return of(product, metaData.getDatabaseMajorVersion(), metaData.getDatabaseMinorVersion());
+        int major = metaData.getDatabaseMajorVersion();
+        int minor = metaData.getDatabaseMinorVersion();
+        if (major == 5 && minor == 5) {
+            // MySQL's driver calls MariaDB "MySQL 5.5.5-10.x": the real version follows.
+            String version = metaData.getDatabaseProductVersion();
+            java.util.regex.Matcher mariadb = java.util.regex.Pattern.compile("^5\\.5\\.5-(\\d+)\\.(\\d+)")
+                .matcher(version);
+            if (!mariadb.find()) {
+                throw new IllegalStateException("The JDBC lock store needs MySQL 8.0 or MariaDB 10.3 or later, but the "
+                        + "DataSource connects to " + product + " " + version);
+            }
+            return of("MariaDB", Integer.parseInt(mariadb.group(1)), Integer.parseInt(mariadb.group(2)));
+        }
+        return of(product, major, minor);
     }
 
     static JdbcDialect of(String product, int major, int minor) {
@@ -95,10 +109,7 @@ enum JdbcDialect {
             return MYSQL;
         }
         if (name.contains("mysql")) {
-            // MariaDB drivers and servers may call themselves MySQL 5.5 for compatibility.
-            if (major == 5 && minor == 5) {
-                return MYSQL;
-            }
+            // Before 8.0 MySQL could restart AUTO_INCREMENT (the fence) below values it had issued.
             requireVersion(product, major, minor, 8, 0);
             return MYSQL;
         }

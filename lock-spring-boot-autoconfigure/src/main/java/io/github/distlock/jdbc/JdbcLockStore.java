@@ -7,7 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -136,6 +136,8 @@ final class JdbcLockStore implements LockStore {
 
     private final AtomicBoolean renewing = new AtomicBoolean();
 
+    private final AtomicBoolean sweeping = new AtomicBoolean();
+
     private volatile @Nullable JdbcTables tables;
 
     private volatile @Nullable JdbcSession session;
@@ -225,6 +227,11 @@ final class JdbcLockStore implements LockStore {
         try (Connection connection = this.dataSource.getConnection()) {
             JdbcTables current = tables(connection);
             boolean autoCommit = connection.getAutoCommit();
+            if (!autoCommit) {
+                // A pool that does not roll back on return may hand over an open transaction, whose
+                // snapshot (InnoDB's read view) would hide entries committed since.
+                connection.rollback();
+            }
             int networkTimeout = boundNetworkReads(connection, current);
             T answer;
             try {
@@ -470,12 +477,12 @@ final class JdbcLockStore implements LockStore {
                 String reason = lost.lostReason();
                 throw new EntryLostException((reason != null) ? reason : "its session was lost", true);
             }
-            // Committed later after all: removed then too.
-            write.thenRun(() -> removeLater(entry));
+            // Committed later after all: removed then too (and by the renewal's check of its session's rows).
+            write.whenComplete((late, failure) -> removeLater(entry));
             throw ex;
         }
         catch (InterruptedException ex) {
-            write.thenRun(() -> removeLater(entry));
+            write.whenComplete((late, failure) -> removeLater(entry));
             throw ex;
         }
         entry.written(answer.fence());
@@ -583,6 +590,7 @@ final class JdbcLockStore implements LockStore {
         try {
             released = call((connection, tables) -> deleteEntry(connection, tables, entry), bound,
                     "Releasing the lock entry");
+            entry.session.unsettled.remove(entry.number);
         }
         catch (InterruptedException ex) {
             throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
@@ -755,6 +763,7 @@ final class JdbcLockStore implements LockStore {
         removal.orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((removed, failure) -> {
             if (failure == null) {
                 this.pendingRemovals.decrementAndGet();
+                entry.session.unsettled.remove(entry.number);
                 if (removed > 0) {
                     wakeLocalWaiters(entry.lockId);
                 }
@@ -819,7 +828,7 @@ final class JdbcLockStore implements LockStore {
     private void renewNow(JdbcSession current) {
         long sentAt = System.nanoTime();
         try {
-            Optional<Set<Long>> present = withConnection((connection, tables) -> {
+            Optional<Map<Long, Long>> present = withConnection((connection, tables) -> {
                 try (PreparedStatement renew = prepare(connection, tables.renewSession)) {
                     renew.setLong(1, ttlMillis());
                     renew.setString(2, current.id);
@@ -830,29 +839,43 @@ final class JdbcLockStore implements LockStore {
                 if (!connection.getAutoCommit()) {
                     connection.commit();
                 }
-                Set<Long> fences = new HashSet<>();
+                Map<Long, Long> numbersByFence = new HashMap<>();
                 try (PreparedStatement entries = prepare(connection, tables.sessionEntries)) {
                     entries.setString(1, current.id);
                     try (ResultSet rows = entries.executeQuery()) {
                         while (rows.next()) {
-                            fences.add(rows.getLong(1));
+                            numbersByFence.put(rows.getLong(1), rows.getLong(2));
                         }
                     }
                 }
-                return Optional.of(fences);
+                return Optional.of(numbersByFence);
             });
             if (present.isEmpty()) {
                 loseSession(current, "its session row was gone from the database or had expired");
                 return;
             }
+            if (current.lostReason() != null) {
+                // Renewed in the database after this process gave the session up: its rows must not outlive the loss.
+                deleteSessionLater(current);
+                return;
+            }
             current.renewed(sentAt);
             for (JdbcEntry entry : current.entries) {
                 // Only entries whose write had committed before the read was sent can be missing from it.
-                if (entry.isWritten() && entry.writtenAt() - sentAt < 0 && !present.get().contains(entry.fence())) {
+                if (entry.isWritten() && entry.writtenAt() - sentAt < 0 && !present.get().containsKey(entry.fence())) {
                     entry.lose("its lock entry was gone from the database (deleted)", false);
                 }
             }
-            sweep();
+            // Invariant: an entry's number is unsettled from before its write until its release or removal
+            // was answered, so a row of this session with a settled number is a ghost (a write that committed
+            // after its caller gave up and after its removal found nothing): delete it, or it would hold its
+            // key for as long as this process lives.
+            for (Long number : present.get().values()) {
+                if (!current.unsettled.contains(number)) {
+                    removeGhost(current, number);
+                }
+            }
+            sweepLater();
             scheduleDeadlineCheck();
         }
         catch (SQLException | RuntimeException ex) {
@@ -867,6 +890,69 @@ final class JdbcLockStore implements LockStore {
                 // Closed.
             }
         }
+    }
+
+    /** Runs {@link #sweep} on a store thread, one at a time, so that a slow sweep never delays a renewal. */
+    private void sweepLater() {
+        if (!this.sweeping.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            this.calls.execute(() -> {
+                try {
+                    sweep();
+                }
+                catch (SQLException | RuntimeException ex) {
+                    logger.debug("Sweeping expired lock sessions failed: {}", ex.getMessage());
+                }
+                finally {
+                    this.sweeping.set(false);
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            this.sweeping.set(false);
+        }
+    }
+
+    /** Deletes a row of {@code session} that no acquisition owns, in the background. */
+    private void removeGhost(JdbcSession session, long number) {
+        logger.debug("Deleting lock entry {} of session {}: no acquisition owns it", number, session.id);
+        submit((connection, tables) -> {
+            try (PreparedStatement delete = prepare(connection, tables.deleteEntryByNumber)) {
+                delete.setString(1, session.id);
+                delete.setLong(2, number);
+                return delete.executeUpdate();
+            }
+        }, this.calls).whenComplete((deleted, failure) -> {
+            if (failure == null && deleted > 0) {
+                wakeAll();
+            }
+        });
+    }
+
+    /**
+     * Deletes a session this process gave up, with its entries, retried until the database
+     * confirms: the database may still count it alive (a renewal that executed after its
+     * deadline here), and its entries would then hold their keys for up to another TTL.
+     */
+    private void deleteSessionLater(JdbcSession lost) {
+        submit((connection, tables) -> {
+            try (PreparedStatement delete = prepare(connection, tables.deleteSession)) {
+                delete.setString(1, lost.id);
+                return delete.executeUpdate();
+            }
+        }, this.calls).whenComplete((deleted, failure) -> {
+            if (failure != null && !this.closed) {
+                try {
+                    this.maintenance.schedule(() -> deleteSessionLater(lost), REMOVAL_RETRY_MILLIS,
+                            TimeUnit.MILLISECONDS);
+                }
+                catch (RejectedExecutionException ex) {
+                    // Closed meanwhile: the session expires on its own.
+                }
+            }
+        });
     }
 
     /** Deletes expired sessions (with their entries) and, now and then, the rows of keys without entries. */
@@ -948,6 +1034,9 @@ final class JdbcLockStore implements LockStore {
         }
         for (JdbcEntry entry : lost.entries) {
             entry.lose(reason, true);
+        }
+        if (!this.closed) {
+            deleteSessionLater(lost);
         }
     }
 

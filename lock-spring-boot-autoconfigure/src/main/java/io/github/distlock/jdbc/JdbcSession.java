@@ -16,6 +16,13 @@ final class JdbcSession extends RenewedSession {
     /** Entries written (or being written) under this session and not yet ended. */
     final Set<JdbcEntry> entries = ConcurrentHashMap.newKeySet();
 
+    /**
+     * Numbers of entries whose rows may exist and that this process still answers for: from the
+     * entry's creation until its release or removal was answered. A row of the session whose
+     * number is not here is a ghost.
+     */
+    final Set<Long> unsettled = ConcurrentHashMap.newKeySet();
+
     /** Numbers the session's entries, so that an entry whose write had no answer can still be found. */
     private final AtomicLong entryNumbers = new AtomicLong();
 
@@ -24,6 +31,8 @@ final class JdbcSession extends RenewedSession {
     }
 
     long nextEntryNumber() {
-        return this.entryNumbers.incrementAndGet();
+        long number = this.entryNumbers.incrementAndGet();
+        this.unsettled.add(number);
+        return number;
     }
 }

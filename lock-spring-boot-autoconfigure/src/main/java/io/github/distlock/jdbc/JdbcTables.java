@@ -73,7 +73,7 @@ final class JdbcTables {
     /** (TTL ms, session id): renews a session that has not expired. */
     final String renewSession;
 
-    /** (session id): the fences of a session's entries. */
+    /** (session id): the fences and numbers of a session's entries. */
     final String sessionEntries;
 
     /** (session id): deletes a session whose time has passed, with its entries. */
@@ -142,7 +142,7 @@ final class JdbcTables {
                 + "VALUES (?, ?, " + now + " + ?, ?)";
         this.renewSession = "UPDATE " + this.sessions + " SET EXPIRES_AT = " + now + " + ? WHERE SESSION_ID = ? "
                 + "AND EXPIRES_AT > " + now;
-        this.sessionEntries = "SELECT FENCE FROM " + this.entries + " WHERE SESSION_ID = ?";
+        this.sessionEntries = "SELECT FENCE, ENTRY_NUMBER FROM " + this.entries + " WHERE SESSION_ID = ?";
         this.deleteExpiredSession = "DELETE FROM " + this.sessions + " WHERE SESSION_ID = ? AND EXPIRES_AT <= " + now;
         this.deleteExpiredSessions = "DELETE FROM " + this.sessions + " WHERE EXPIRES_AT <= " + now;
         this.deleteSession = "DELETE FROM " + this.sessions + " WHERE SESSION_ID = ?";

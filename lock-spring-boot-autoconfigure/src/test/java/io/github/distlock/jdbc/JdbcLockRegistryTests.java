@@ -102,6 +102,29 @@ class JdbcLockRegistryTests {
     }
 
     @Test
+    void aRowOfTheSessionThatNoAcquisitionOwnsIsDeletedByTheNextRenewal() throws Exception {
+        // As a write that committed after its caller gave up and after its removal found nothing would leave it.
+        JdbcSchema.initialize(database.pool("ghost-schema", 1), "GHOST_");
+        try (JdbcLockRegistry owner = JdbcLockRegistry.builder(database.pool("ghost-owner", 2)).tablePrefix("GHOST_")
+            .leaseTtl(Duration.ofMillis(1500)).build();
+                JdbcLockRegistry peer = JdbcLockRegistry.builder(database.pool("ghost-peer", 2))
+                    .tablePrefix("GHOST_").build()) {
+            FencedLock warmUp = owner.obtain("warm-up", true);
+            assertThat(warmUp.tryLock(5, TimeUnit.SECONDS)).isTrue();
+            warmUp.unlock();
+            String lockId = JdbcTables.lockId("ghost");
+            database.execute("INSERT INTO GHOST_LOCK_KEY (LOCK_ID, LOCK_KEY) VALUES ('" + lockId + "', 'ghost')");
+            database.execute("INSERT INTO GHOST_ENTRY (LOCK_ID, SESSION_ID, ENTRY_NUMBER, ENTRY_VALUE) VALUES ('"
+                    + lockId + "', '" + owner.sessionId() + "', 999999, 'ghost')");
+            // The owner's session stays alive, so only its renewal (every 500 ms) can clear the ghost.
+            FencedLock lock = peer.obtain("ghost", true);
+            assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+            lock.unlock();
+            assertThat(owner.getStatistics().getHoldsLost()).isZero();
+        }
+    }
+
+    @Test
     void onlySupportedDatabasesAndVersionsAreAccepted() {
         assertThat(JdbcDialect.of("PostgreSQL", 15, 4)).isEqualTo(JdbcDialect.POSTGRESQL);
         assertThat(JdbcDialect.of("MariaDB", 10, 11)).isEqualTo(JdbcDialect.MYSQL);
