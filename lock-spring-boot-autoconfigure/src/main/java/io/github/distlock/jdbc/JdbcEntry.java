@@ -219,7 +219,7 @@ final class JdbcEntry extends AbstractStoreEntry {
     private boolean becomeHolder() throws EntryLostException {
         this.lock.lock();
         try {
-            if (!isLost() && System.nanoTime() - this.session.renewedAt() >= this.store.ttlNanos()) {
+            if (!isLost() && System.nanoTime() - this.session.renewedAt() >= this.store.livenessNanos()) {
                 // The database may have expired the session: it cannot hold, whatever the last answer said.
                 loseLocked(JdbcLockStore.noRenewal(this.store.ttlNanos()), true);
             }
@@ -300,7 +300,7 @@ final class JdbcEntry extends AbstractStoreEntry {
     @Override
     public @Nullable String lostReason() {
         String lost = super.lostReason();
-        if (lost == null && isWritten() && System.nanoTime() - this.session.renewedAt() >= this.store.ttlNanos()) {
+        if (lost == null && isWritten() && System.nanoTime() - this.session.renewedAt() >= this.store.livenessNanos()) {
             lose(JdbcLockStore.noRenewal(this.store.ttlNanos()), true);
             lost = super.lostReason();
         }

@@ -101,6 +101,13 @@ final class JdbcLockStore implements LockStore {
 
     private final long ttlNanos;
 
+    /**
+     * How long a session counts as alive here after the send of its last acknowledged renewal: the
+     * TTL less a margin, since the database stores its expiry in whole milliseconds (rounded) and
+     * its clock may run a little faster than this process's (NTP slews up to 500 ppm).
+     */
+    private final long livenessNanos;
+
     private final long requestTimeoutNanos;
 
     private final @Nullable Duration configuredPollInterval;
@@ -157,6 +164,7 @@ final class JdbcLockStore implements LockStore {
         this.tablePrefix = JdbcTables.normalize(tablePrefix);
         this.configuredDialect = dialect;
         this.ttlNanos = leaseTtl.toNanos();
+        this.livenessNanos = this.ttlNanos - Math.max(TimeUnit.MILLISECONDS.toNanos(2), this.ttlNanos / 1000);
         this.requestTimeoutNanos = requestTimeout.toNanos();
         this.configuredPollInterval = pollInterval;
         this.ownerIdentity = ownerIdentity;
@@ -241,15 +249,13 @@ final class JdbcLockStore implements LockStore {
                 }
             }
             catch (SQLException | RuntimeException ex) {
-                if (!connection.getAutoCommit()) {
-                    rollbackQuietly(connection);
-                }
+                rollbackQuietly(connection);
                 throw ex;
             }
             finally {
-                if (connection.getAutoCommit() != autoCommit) {
-                    connection.setAutoCommit(autoCommit);
-                }
+                // Each restore on its own: on a connection the driver closed (a network timeout), a failing
+                // restore must neither hide the call's own failure nor skip the other restore.
+                restoreAutoCommit(connection, autoCommit);
                 if (networkTimeout != NOT_SET) {
                     restoreNetworkTimeout(connection, networkTimeout);
                 }
@@ -261,8 +267,23 @@ final class JdbcLockStore implements LockStore {
         }
     }
 
+    private static void restoreAutoCommit(Connection connection, boolean autoCommit) {
+        try {
+            if (connection.getAutoCommit() != autoCommit) {
+                connection.setAutoCommit(autoCommit);
+            }
+        }
+        catch (SQLException ex) {
+            logger.debug("Could not restore the connection's auto-commit: {}", ex.getMessage());
+        }
+    }
+
+    /** Rolls back an open transaction, if any; a connection that failed is closed, and the pool drops it. */
     private static void rollbackQuietly(Connection connection) {
         try {
+            if (connection.getAutoCommit()) {
+                return;
+            }
             connection.rollback();
         }
         catch (SQLException ex) {
@@ -393,7 +414,7 @@ final class JdbcLockStore implements LockStore {
 
     private JdbcSession liveSession(Wait attempt) throws StoreUnavailableException, InterruptedException {
         JdbcSession current = this.session;
-        if (current != null && current.isAlive(this.ttlNanos)) {
+        if (current != null && current.isAlive(this.livenessNanos)) {
             return current;
         }
         if (!attempt.lock(this.sessionStart)) {
@@ -402,7 +423,7 @@ final class JdbcLockStore implements LockStore {
         try {
             checkOpen();
             current = this.session;
-            if (current != null && current.isAlive(this.ttlNanos)) {
+            if (current != null && current.isAlive(this.livenessNanos)) {
                 return current;
             }
             if (current != null) {
@@ -990,7 +1011,7 @@ final class JdbcLockStore implements LockStore {
         if (current == null) {
             return;
         }
-        if (current.lostReason() == null && System.nanoTime() - current.renewedAt() >= this.ttlNanos) {
+        if (current.lostReason() == null && System.nanoTime() - current.renewedAt() >= this.livenessNanos) {
             loseSession(current, noRenewal(this.ttlNanos));
         }
         scheduleDeadlineCheck();
@@ -1010,7 +1031,7 @@ final class JdbcLockStore implements LockStore {
             if (current == null || current.lostReason() != null || this.maintenance.isShutdown()) {
                 return;
             }
-            long delay = Math.max(0, current.renewedAt() + this.ttlNanos - System.nanoTime());
+            long delay = Math.max(0, current.renewedAt() + this.livenessNanos - System.nanoTime());
             if (this.deadlineCheck != null) {
                 this.deadlineCheck.cancel(false);
             }
@@ -1195,6 +1216,11 @@ final class JdbcLockStore implements LockStore {
         return this.ttlNanos;
     }
 
+    /** @return how long a session counts as alive after the send of its last acknowledged renewal */
+    long livenessNanos() {
+        return this.livenessNanos;
+    }
+
     long ttlMillis() {
         return TimeUnit.NANOSECONDS.toMillis(this.ttlNanos);
     }
@@ -1241,7 +1267,7 @@ final class JdbcLockStore implements LockStore {
     @Override
     public boolean isSessionAlive() {
         JdbcSession current = this.session;
-        return current != null && current.isAlive(this.ttlNanos);
+        return current != null && current.isAlive(this.livenessNanos);
     }
 
     @Override
