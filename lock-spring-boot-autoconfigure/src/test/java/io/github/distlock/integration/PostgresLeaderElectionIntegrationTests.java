@@ -1,9 +1,8 @@
 package io.github.distlock.integration;
 
-import io.github.distlock.testsupport.PostgresServer;
+import io.github.distlock.testsupport.DatabaseServerExtension;
 import io.github.distlock.testsupport.TestStore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Leader election on PostgreSQL (the JDBC store): a crashed or frozen leader's session row expires
@@ -12,20 +11,11 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class PostgresLeaderElectionIntegrationTests extends AbstractLeaderElectionTests {
 
-    private static PostgresServer postgres;
-
-    @BeforeAll
-    static void startPostgres() {
-        postgres = PostgresServer.start();
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        postgres.close();
-    }
+    @RegisterExtension
+    static final DatabaseServerExtension database = DatabaseServerExtension.postgres();
 
     @Override
     protected TestStore openStore() {
-        return TestStore.open(TestStore.jdbc(postgres));
+        return database.openStore();
     }
 }

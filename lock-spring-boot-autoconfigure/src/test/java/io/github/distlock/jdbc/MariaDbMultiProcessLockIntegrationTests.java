@@ -1,28 +1,18 @@
 package io.github.distlock.jdbc;
 
 import io.github.distlock.AbstractMultiProcessLockTests;
-import io.github.distlock.testsupport.MariaDbServer;
+import io.github.distlock.testsupport.DatabaseServerExtension;
 import io.github.distlock.testsupport.TestStore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The multi-process guarantees on one MariaDB server (waiters poll). */
 class MariaDbMultiProcessLockIntegrationTests extends AbstractMultiProcessLockTests {
 
-    private static MariaDbServer mariaDb;
-
-    @BeforeAll
-    static void startMariaDb() {
-        mariaDb = MariaDbServer.start();
-    }
-
-    @AfterAll
-    static void stopMariaDb() {
-        mariaDb.close();
-    }
+    @RegisterExtension
+    static final DatabaseServerExtension database = DatabaseServerExtension.mariaDb();
 
     @Override
     protected TestStore openStore() {
-        return TestStore.open(TestStore.jdbc(mariaDb));
+        return database.openStore();
     }
 }

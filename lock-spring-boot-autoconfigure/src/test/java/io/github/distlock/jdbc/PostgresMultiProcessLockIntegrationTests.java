@@ -1,28 +1,18 @@
 package io.github.distlock.jdbc;
 
 import io.github.distlock.AbstractMultiProcessLockTests;
-import io.github.distlock.testsupport.PostgresServer;
+import io.github.distlock.testsupport.DatabaseServerExtension;
 import io.github.distlock.testsupport.TestStore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The multi-process guarantees on one PostgreSQL server (waiters woken by LISTEN/NOTIFY). */
 class PostgresMultiProcessLockIntegrationTests extends AbstractMultiProcessLockTests {
 
-    private static PostgresServer postgres;
-
-    @BeforeAll
-    static void startPostgres() {
-        postgres = PostgresServer.start();
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        postgres.close();
-    }
+    @RegisterExtension
+    static final DatabaseServerExtension database = DatabaseServerExtension.postgres();
 
     @Override
     protected TestStore openStore() {
-        return TestStore.open(TestStore.jdbc(postgres));
+        return database.openStore();
     }
 }
