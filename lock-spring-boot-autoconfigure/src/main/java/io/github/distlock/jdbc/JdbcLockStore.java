@@ -774,14 +774,7 @@ final class JdbcLockStore implements LockStore {
             }
             return;
         }
-        CompletableFuture<Integer> removal = submit((connection, tables) -> {
-            try (PreparedStatement delete = prepare(connection, tables.deleteEntryByNumber)) {
-                delete.setString(1, entry.session.id);
-                delete.setLong(2, entry.number);
-                return delete.executeUpdate();
-            }
-        }, this.calls);
-        removal.orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((removed, failure) -> {
+        deleteByNumber(entry.session, entry.number).orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((removed, failure) -> {
             if (failure == null) {
                 this.pendingRemovals.decrementAndGet();
                 entry.session.unsettled.remove(entry.number);
@@ -797,6 +790,17 @@ final class JdbcLockStore implements LockStore {
                 retryRemoval(entry, confirmed, nextDelayMillis);
             }
         });
+    }
+
+    /** Deletes the row of {@code session} numbered {@code number}, whether or not its fence is known. @return the rows deleted */
+    private CompletableFuture<Integer> deleteByNumber(JdbcSession session, long number) {
+        return submit((connection, tables) -> {
+            try (PreparedStatement delete = prepare(connection, tables.deleteEntryByNumber)) {
+                delete.setString(1, session.id);
+                delete.setLong(2, number);
+                return delete.executeUpdate();
+            }
+        }, this.calls);
     }
 
     private void retryRemoval(JdbcEntry entry, @Nullable CompletableFuture<Void> confirmed, long delayMillis) {
@@ -939,13 +943,7 @@ final class JdbcLockStore implements LockStore {
     /** Deletes a row of {@code session} that no acquisition owns, in the background. */
     private void removeGhost(JdbcSession session, long number) {
         logger.debug("Deleting lock entry {} of session {}: no acquisition owns it", number, session.id);
-        submit((connection, tables) -> {
-            try (PreparedStatement delete = prepare(connection, tables.deleteEntryByNumber)) {
-                delete.setString(1, session.id);
-                delete.setLong(2, number);
-                return delete.executeUpdate();
-            }
-        }, this.calls).whenComplete((deleted, failure) -> {
+        deleteByNumber(session, number).whenComplete((deleted, failure) -> {
             if (failure == null && deleted > 0) {
                 wakeAll();
             }
@@ -1248,10 +1246,6 @@ final class JdbcLockStore implements LockStore {
 
     @Nullable JdbcTables tablesOrNull() {
         return this.tables;
-    }
-
-    DataSource dataSource() {
-        return this.dataSource;
     }
 
     @Override

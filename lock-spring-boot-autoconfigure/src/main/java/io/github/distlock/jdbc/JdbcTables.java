@@ -39,8 +39,6 @@ final class JdbcTables {
 
     private static final KeyEscaper ESCAPER = new KeyEscaper("", c -> c == 0);
 
-    private final String prefix;
-
     private final JdbcDialect dialect;
 
     final String sessions;
@@ -121,7 +119,6 @@ final class JdbcTables {
             throw new IllegalArgumentException("JDBC table prefix " + problem);
         }
         prefix = normalize(prefix);
-        this.prefix = prefix;
         this.dialect = dialect;
         this.sessions = prefix + "SESSION";
         this.keys = prefix + "LOCK_KEY";
@@ -179,10 +176,6 @@ final class JdbcTables {
                     + prefix + "'";
         }
         return null;
-    }
-
-    String prefix() {
-        return this.prefix;
     }
 
     JdbcDialect dialect() {
