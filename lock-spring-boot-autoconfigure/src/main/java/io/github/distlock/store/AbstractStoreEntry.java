@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Invariants, kept under {@link #lock}: the state only moves forward (a give-up goes from
  * WAITING to ENDED); the lost reason is set once and never after ENDED; a loss is reported (to
  * {@link #holdLost}) only if it struck in HOLDING, so a lost hold is reported exactly once and an
- * entry lost before it held makes {@link #markHolding()} throw instead of letting {@code acquire}
+ * entry lost before it held makes {@link #markHoldingLocked()} throw instead of letting {@code acquire}
  * return true. Every change signals {@link #changed}, which waiters wait on.
  */
 public abstract class AbstractStoreEntry implements StoreEntry {
