@@ -1,6 +1,7 @@
 package io.github.distlock;
 
 import java.util.HashSet;
+import java.util.Objects;
 import java.util.Set;
 
 import io.github.distlock.core.CoreLockRegistry;
@@ -38,8 +39,17 @@ public final class InMemoryLockRegistry extends CoreLockRegistry {
 
     /** Creates a registry whose locks are shared by the users of this instance only. */
     public InMemoryLockRegistry() {
+        this(LocalHandoff.DEFAULT);
+    }
+
+    /**
+     * Creates a registry whose locks are shared by the users of this instance only.
+     * @param localHandoff how unfair holds are passed between threads without a store call
+     */
+    public InMemoryLockRegistry(LocalHandoff localHandoff) {
         // Holds in memory are never lost, so the store has no losses to report.
-        super(OWNER, (statistics, losses) -> new InMemoryLockStore(OWNER));
+        super(OWNER, Objects.requireNonNull(localHandoff, "localHandoff must not be null"),
+                (statistics, losses) -> new InMemoryLockStore(OWNER));
     }
 
     /**

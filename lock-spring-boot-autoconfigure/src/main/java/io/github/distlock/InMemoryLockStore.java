@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distlock.core.Wait;
 import io.github.distlock.store.LockStore;
@@ -153,6 +154,9 @@ final class InMemoryLockStore implements LockStore {
 
         private volatile boolean holding;
 
+        /** Told once when an entry is queued behind this one; see {@link #whenQueuedBehind}. */
+        private final AtomicReference<@Nullable Runnable> queuedBehind = new AtomicReference<>();
+
         MemoryEntry(String key, String thread) {
             this.key = key;
             this.thread = thread;
@@ -187,6 +191,7 @@ final class InMemoryLockStore implements LockStore {
                 }
                 else {
                     this.ahead = head.name();
+                    head.entryQueuedBehind();
                 }
                 return joined;
             });
@@ -241,6 +246,24 @@ final class InMemoryLockStore implements LockStore {
         @Override
         public void discard() {
             release();
+        }
+
+        /** Registered first, then checked: an entry queued meanwhile runs it from {@link #entryQueuedBehind()}. */
+        @Override
+        public boolean whenQueuedBehind(Runnable queuedBehind) {
+            this.queuedBehind.set(queuedBehind);
+            Deque<MemoryEntry> queue = InMemoryLockStore.this.queues.get(this.key);
+            if (queue != null && queue.peekLast() != this) {
+                entryQueuedBehind();
+            }
+            return true;
+        }
+
+        private void entryQueuedBehind() {
+            Runnable told = this.queuedBehind.getAndSet(null);
+            if (told != null) {
+                told.run();
+            }
         }
 
         @Override

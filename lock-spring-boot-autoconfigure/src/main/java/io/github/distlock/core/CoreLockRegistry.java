@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.github.distlock.FencedLock;
 import io.github.distlock.InspectableLockRegistry;
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.store.HoldLossListener;
@@ -32,14 +33,15 @@ public abstract class CoreLockRegistry implements InspectableLockRegistry {
     /**
      * Builds the store, then the core over it.
      * @param ownerIdentity who this process is, recorded with its holds
+     * @param localHandoff when unfair entries are kept between the holds of this process's threads
      * @param storeFactory builds the store; the store counts into the given recorder and reports
      * lost holds to the given listener, which forwards them to the core
      */
-    protected CoreLockRegistry(String ownerIdentity, StoreFactory storeFactory) {
+    protected CoreLockRegistry(String ownerIdentity, LocalHandoff localHandoff, StoreFactory storeFactory) {
         this.ownerIdentity = ownerIdentity;
         // The listener reads the core when a loss is reported, after construction: no hold exists before.
         this.store = storeFactory.create(this.statistics, this::holdLost);
-        this.core = new LockCore(this.store, this.statistics, ownerIdentity);
+        this.core = new LockCore(this.store, this.statistics, ownerIdentity, localHandoff);
     }
 
     private void holdLost(StoreEntry entry, String reason) {

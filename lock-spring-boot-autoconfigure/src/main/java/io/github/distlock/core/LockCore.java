@@ -1,6 +1,8 @@
 package io.github.distlock.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -8,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distlock.FencedLock;
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
 import io.github.distlock.LockSnapshot;
@@ -47,6 +50,8 @@ public final class LockCore implements HoldLossListener {
 
     private final String ownerIdentity;
 
+    private final LocalHandoffs handoffs;
+
     /*
      * Invariant: a key is mapped while its users count is positive; users counts the threads that
      * hold the key or are acquiring it (a reentrant hold counts once) and changes only inside
@@ -58,11 +63,14 @@ public final class LockCore implements HoldLossListener {
      * @param store where the locks are kept
      * @param statistics the registry's totals, shared with the store
      * @param ownerIdentity how this process names itself as a holder, for messages
+     * @param localHandoff when unfair entries are kept between the holds of this process's threads
      */
-    public LockCore(LockStore store, LockStatistics.Recorder statistics, String ownerIdentity) {
+    public LockCore(LockStore store, LockStatistics.Recorder statistics, String ownerIdentity,
+            LocalHandoff localHandoff) {
         this.store = store;
         this.statistics = statistics;
         this.ownerIdentity = ownerIdentity;
+        this.handoffs = new LocalHandoffs(store, localHandoff, this::releaseState);
     }
 
     /**
@@ -109,7 +117,7 @@ public final class LockCore implements HoldLossListener {
             if (existing != null) {
                 String lost = existing.entry.lostReason();
                 if (lost != null) {
-                    throw new LockLostException(key, existing.entry.fence(),
+                    throw new LockLostException(key, existing.fence,
                             lost + "; unlock the lost hold before acquiring the lock again");
                 }
                 // The first hold keeps the key state referenced; this one must not add a reference.
@@ -124,13 +132,22 @@ public final class LockCore implements HoldLossListener {
                 return false;
             }
             try {
+                KeyState.Hold passed = passedGate ? this.handoffs.take(state) : null;
+                if (passed != null) {
+                    state.holds.put(current, passed);
+                    acquired = true;
+                    this.statistics.localHandoff();
+                    return true;
+                }
                 StoreEntry entry = acquireFromStore(state, wait, lock, start);
                 if (entry != null) {
-                    state.holds.put(current, new KeyState.Hold(entry, passedGate));
+                    KeyState.Tenure tenure = passedGate ? this.handoffs.started(state, entry) : null;
+                    KeyState.Hold hold = new KeyState.Hold(entry, tenure, 0);
+                    state.holds.put(current, hold);
                     acquired = true;
                     this.statistics.acquired();
                     if (logger.isDebugEnabled()) {
-                        logger.debug("Acquired lock '{}' with fence {} after {} ms{}", key, entry.fence(),
+                        logger.debug("Acquired lock '{}' with fence {} after {} ms{}", key, hold.fence,
                                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
                                 (entry.ahead() != null) ? ", handed over by " + entry.ahead() : "");
                     }
@@ -278,14 +295,19 @@ public final class LockCore implements HoldLossListener {
         if (--hold.count > 0) {
             String lost = entry.lostReason();
             if (lost != null) {
-                throw new LockLostException(key, entry.fence(), lost);
+                throw new LockLostException(key, hold.fence, lost);
             }
             return;
         }
         state.holds.remove(current);
         String lost = entry.lostReason();
+        boolean kept = false;
         try {
-            if (lost != null) {
+            if (lost == null && hold.tenure != null && this.handoffs.keep(state, hold.tenure)) {
+                // No store call: the next unfair holder of this process takes the entry, or the timer releases it.
+                kept = true;
+            }
+            else if (lost != null) {
                 entry.discard();
             }
             else if (!entry.release()) {
@@ -293,21 +315,23 @@ public final class LockCore implements HoldLossListener {
                         "the lock entry was already gone from " + this.store.describe());
             }
             else {
-                logger.debug("Released lock '{}' with fence {}", key, entry.fence());
+                logger.debug("Released lock '{}' with fence {}", key, hold.fence);
             }
         }
         catch (StoreUnavailableException ex) {
             logger.warn("Release of lock '{}' (fence {}) not confirmed by {} ({}); retrying in the background", key,
-                    entry.fence(), this.store.describe(), ex.getMessage());
+                    hold.fence, this.store.describe(), ex.getMessage());
         }
         finally {
-            if (hold.passedGate) {
+            if (hold.passedGate()) {
                 state.unfairGate.unlock();
             }
-            releaseState(state);
+            if (!kept) {
+                releaseState(state);
+            }
         }
         if (lost != null) {
-            throw new LockLostException(key, entry.fence(), lost);
+            throw new LockLostException(key, hold.fence, lost);
         }
     }
 
@@ -316,7 +340,7 @@ public final class LockCore implements HoldLossListener {
         if (hold == null) {
             throw notHeld(key);
         }
-        return hold.entry.fence();
+        return hold.fence;
     }
 
     int holdCount(String key) {
@@ -331,8 +355,15 @@ public final class LockCore implements HoldLossListener {
 
     boolean isLocked(String key) {
         KeyState state = this.keyStates.get(key);
-        if (state != null && state.liveHolderOtherThan(null) != null) {
-            return true;
+        if (state != null) {
+            if (state.liveHolderOtherThan(null) != null) {
+                return true;
+            }
+            KeyState.Tenure kept = state.kept;
+            if (kept != null && kept.entry.lostReason() == null) {
+                // This process owns the key in the store and none of its threads holds it.
+                return false;
+            }
         }
         return this.store.holder(key) != null;
     }
@@ -348,7 +379,7 @@ public final class LockCore implements HoldLossListener {
      * @see io.github.distlock.InspectableLockRegistry#describeLock(String, int)
      */
     public LockSnapshot describeLock(@Nullable String key, int maxEntries) {
-        return this.store.read(checkKey(key), checkMaxEntries(maxEntries), true);
+        return withLockFences(this.store.read(checkKey(key), checkMaxEntries(maxEntries), true));
     }
 
     /**
@@ -357,7 +388,27 @@ public final class LockCore implements HoldLossListener {
      * @see io.github.distlock.InspectableLockRegistry#describeLocks(int)
      */
     public NamespaceSnapshot describeLocks(int maxEntries) {
-        return this.store.readAll(checkMaxEntries(maxEntries));
+        NamespaceSnapshot read = this.store.readAll(checkMaxEntries(maxEntries));
+        List<LockSnapshot> locks = new ArrayList<>(read.locks().size());
+        for (LockSnapshot lock : read.locks()) {
+            locks.add(withLockFences(lock));
+        }
+        return new NamespaceSnapshot(read.namespace(), read.revision(), locks, read.truncated());
+    }
+
+    /** Stores read their own fences; locks show them as {@link Fences} of the store acquisition. */
+    private static LockSnapshot withLockFences(LockSnapshot read) {
+        List<LockSnapshot.Entry> waiters = new ArrayList<>(read.waiters().size());
+        for (LockSnapshot.Entry waiter : read.waiters()) {
+            waiters.add(withLockFence(waiter));
+        }
+        LockSnapshot.Entry holder = read.holder();
+        return new LockSnapshot(read.key(), (holder != null) ? withLockFence(holder) : null, waiters);
+    }
+
+    private static LockSnapshot.Entry withLockFence(LockSnapshot.Entry entry) {
+        return new LockSnapshot.Entry(entry.owner(), entry.thread(), Fences.of(entry.fence(), 0), entry.queuedAt(),
+                entry.leaseId(), entry.leaseTimeToLive());
     }
 
     private static int checkMaxEntries(int maxEntries) {
@@ -381,10 +432,27 @@ public final class LockCore implements HoldLossListener {
 
     @Override
     public void holdLost(StoreEntry entry, String reason) {
-        if (!this.store.isClosed()) {
-            this.statistics.holdLost();
-            logger.warn("Lock '{}' (fence {}) lost while held: {}", entry.lockKey(), entry.fence(), reason);
+        if (LocalHandoffs.isKept(this.keyStates.get(entry.lockKey()), entry)) {
+            // No thread held it: the next unfair acquirer finds it lost and goes to the store.
+            logger.debug("Kept entry of lock '{}' lost while no thread held it: {}", entry.lockKey(), reason);
         }
+        else if (!this.store.isClosed()) {
+            this.statistics.holdLost();
+            logger.warn("Lock '{}' (fence {}) lost while held: {}", entry.lockKey(), fenceOf(entry), reason);
+        }
+    }
+
+    /** The fence of the hold on {@code entry}: with its local handoff number if a thread holds it. */
+    private long fenceOf(StoreEntry entry) {
+        KeyState state = this.keyStates.get(entry.lockKey());
+        if (state != null) {
+            for (KeyState.Hold hold : state.holds.values()) {
+                if (hold.entry == entry) {
+                    return hold.fence;
+                }
+            }
+        }
+        return Fences.of(entry.fence(), 0);
     }
 
     /** @return threads of this process that hold a key and have not lost it (a reentrant hold counts once) */

@@ -12,6 +12,8 @@ public final class LockStatistics {
 
     private final LongAdder acquired = new LongAdder();
 
+    private final LongAdder localHandoffs = new LongAdder();
+
     private final LongAdder timedOut = new LongAdder();
 
     private final LongAdder failed = new LongAdder();
@@ -28,6 +30,14 @@ public final class LockStatistics {
     /** @return acquisitions that took a lock (reentrant acquisitions of a held lock not counted) */
     public long getAcquired() {
         return this.acquired.sum();
+    }
+
+    /**
+     * @return acquisitions, among {@link #getAcquired()}, that took over an unfair store entry
+     * this process already owned (a local handoff or a lingering entry), without a store round trip
+     */
+    public long getLocalHandoffs() {
+        return this.localHandoffs.sum();
     }
 
     /** @return acquisitions that gave up because their wait timeout passed while the lock was taken */
@@ -86,6 +96,12 @@ public final class LockStatistics {
         /** Counts an acquisition that took a lock. */
         public void acquired() {
             this.statistics.acquired.increment();
+        }
+
+        /** An acquisition took over an entry the process owned, without a store round trip; counted as acquired too. */
+        public void localHandoff() {
+            this.statistics.acquired.increment();
+            this.statistics.localHandoffs.increment();
         }
 
         /** Counts an acquisition whose wait ended while the lock was taken. */

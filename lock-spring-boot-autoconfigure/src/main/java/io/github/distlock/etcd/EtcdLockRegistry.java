@@ -7,6 +7,7 @@ import java.util.Objects;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
 import io.github.distlock.LockRegistry;
@@ -76,7 +77,7 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
     }
 
     private EtcdLockRegistry(Builder builder) {
-        super(builder.ownerIdentity, (statistics, losses) -> new EtcdLockStore(builder.client,
+        super(builder.ownerIdentity, builder.localHandoff, (statistics, losses) -> new EtcdLockStore(builder.client,
                 new EtcdKeyspace(builder.namespace), builder.leaseTtl, builder.requestTimeout, builder.ownerIdentity,
                 builder.endpoints, statistics, losses));
         this.leaseTtl = builder.leaseTtl;
@@ -197,6 +198,8 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
 
         private String endpoints = "the configured endpoints";
 
+        private LocalHandoff localHandoff = LocalHandoff.DEFAULT;
+
         private Builder(Client client) {
             this.client = Objects.requireNonNull(client, "etcd client must not be null");
         }
@@ -263,6 +266,17 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
          */
         public Builder endpoints(Collection<String> endpoints) {
             this.endpoints = String.valueOf(List.copyOf(endpoints));
+            return this;
+        }
+
+        /**
+         * Sets how unfair locks are shared among this process's threads without store round trips
+         * (default {@link LocalHandoff#DEFAULT}): see {@link LocalHandoff}.
+         * @param localHandoff the pass window and the linger
+         * @return this builder
+         */
+        public Builder localHandoff(LocalHandoff localHandoff) {
+            this.localHandoff = Objects.requireNonNull(localHandoff, "localHandoff must not be null");
             return this;
         }
 

@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
@@ -75,6 +77,12 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     private final AtomicBoolean slotReturned = new AtomicBoolean();
 
     private final HoldVerifier verifier;
+
+    /** The newest create revision seen under the root, other than ours: an entry behind ours if above ours. */
+    private final AtomicLong newestSeen = new AtomicLong();
+
+    /** Told once when an entry is queued behind ours; see {@link #whenQueuedBehind}. */
+    private final AtomicReference<@Nullable Runnable> queuedBehind = new AtomicReference<>();
 
     QueueEntry(EtcdLockStore store, String lockKey, ByteSequence root, ByteSequence value, EtcdSession session) {
         this.store = store;
@@ -364,7 +372,44 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     }
 
     @Override
+    public void created(ByteSequence etcdKey, long createRevision) {
+        if (etcdKey.equals(this.key)) {
+            return;
+        }
+        this.newestSeen.accumulateAndGet(createRevision, Math::max);
+        long written = this.createRevision;
+        if (written != NOT_WRITTEN && createRevision > written) {
+            entryQueuedBehind();
+        }
+    }
+
+    /**
+     * The watch delivers creations after our subscription, which precedes our write, so every
+     * entry written behind ours is seen: at registration through {@link #newestSeen}, later
+     * through {@link #created}.
+     */
+    @Override
+    public boolean whenQueuedBehind(Runnable queuedBehind) {
+        this.queuedBehind.set(queuedBehind);
+        long written = this.createRevision;
+        if (written != NOT_WRITTEN && this.newestSeen.get() > written) {
+            entryQueuedBehind();
+        }
+        return true;
+    }
+
+    private void entryQueuedBehind() {
+        Runnable told = this.queuedBehind.getAndSet(null);
+        if (told != null) {
+            told.run();
+        }
+    }
+
+    @Override
     public void resync() {
+        // Creations may have been missed too: assume someone queued behind.
+        this.newestSeen.set(Long.MAX_VALUE);
+        entryQueuedBehind();
         if (this.monitor.resync()) {
             this.verifier.request();
         }

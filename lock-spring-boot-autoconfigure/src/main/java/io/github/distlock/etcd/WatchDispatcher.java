@@ -22,8 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One long-lived prefix watch over the registry's namespace that hands deletions to the queue
- * entries of this process, so a handoff costs one watch event and no waiter opens a watch of its
+ * One long-lived prefix watch over the registry's namespace that hands deletions (and creations,
+ * so a holder knows when someone queued behind it) to the queue entries of this process, so a handoff costs one watch event and no waiter opens a watch of its
  * own (a per-wait watch starting at an old revision is served by etcd's 100 ms catch-up loop).
  *
  * <p>Invariant: a listener that {@link #subscribe subscribed} before it wrote its entry sees every
@@ -45,6 +45,10 @@ final class WatchDispatcher implements AutoCloseable {
     interface Listener {
 
         void deleted(ByteSequence etcdKey, long revision);
+
+        /** A key under the root was created at {@code createRevision} (an entry queued, in any process). */
+        default void created(ByteSequence etcdKey, long createRevision) {
+        }
 
         /** Events may have been missed: re-read state from etcd. */
         void resync();
@@ -194,7 +198,6 @@ final class WatchDispatcher implements AutoCloseable {
     private CompletableFuture<Void> start(StreamListener listener, long fromRevision) {
         WatchOption.Builder option = WatchOption.builder()
             .isPrefix(true)
-            .withNoPut(true)
             .withCreateNotify(true)
             .withRequireLeader(true);
         if (fromRevision > 0) {
@@ -227,16 +230,21 @@ final class WatchDispatcher implements AutoCloseable {
     private void onEvents(WatchResponse response) {
         long revision = response.getHeader().getRevision();
         for (WatchEvent event : response.getEvents()) {
-            if (event.getEventType() != WatchEvent.EventType.DELETE) {
-                continue;
-            }
+            boolean deleted = event.getEventType() == WatchEvent.EventType.DELETE;
+            // Puts are entries being created (entries are written once): a holder learns that someone queued behind it.
+            boolean created = event.getEventType() == WatchEvent.EventType.PUT && event.getKeyValue().getVersion() == 1;
             ByteSequence key = event.getKeyValue().getKey();
-            ByteSequence root = this.keyspace.rootOf(key);
+            ByteSequence root = (deleted || created) ? this.keyspace.rootOf(key) : null;
             Set<Listener> listeners = (root != null) ? this.listenersByRoot.get(root) : null;
             if (listeners != null) {
                 long eventRevision = event.getKeyValue().getModRevision();
                 for (Listener listener : listeners) {
-                    listener.deleted(key, eventRevision);
+                    if (deleted) {
+                        listener.deleted(key, eventRevision);
+                    }
+                    else {
+                        listener.created(key, event.getKeyValue().getCreateRevision());
+                    }
                 }
             }
             revision = Math.max(revision, event.getKeyValue().getModRevision());

@@ -6,6 +6,7 @@ import java.util.Objects;
 import javax.sql.DataSource;
 
 import io.github.distlock.FencedLock;
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockLostException;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.core.CoreLockRegistry;
@@ -72,7 +73,7 @@ public final class JdbcLockRegistry extends CoreLockRegistry implements AutoClos
     private final Duration leaseTtl;
 
     private JdbcLockRegistry(Builder builder) {
-        super(builder.ownerIdentity, (statistics, losses) -> new JdbcLockStore(builder.dataSource,
+        super(builder.ownerIdentity, builder.localHandoff, (statistics, losses) -> new JdbcLockStore(builder.dataSource,
                 builder.tablePrefix, null, builder.leaseTtl, builder.requestTimeout, builder.pollInterval,
                 builder.ownerIdentity, builder.description, statistics, losses));
         this.leaseTtl = builder.leaseTtl;
@@ -187,6 +188,8 @@ public final class JdbcLockRegistry extends CoreLockRegistry implements AutoClos
 
         private String description = "the database";
 
+        private LocalHandoff localHandoff = LocalHandoff.DEFAULT;
+
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "DataSource must not be null");
         }
@@ -267,6 +270,17 @@ public final class JdbcLockRegistry extends CoreLockRegistry implements AutoClos
          */
         public Builder description(String description) {
             this.description = Objects.requireNonNull(description, "description must not be null");
+            return this;
+        }
+
+        /**
+         * Sets how unfair locks are shared among this process's threads without store round trips
+         * (default {@link LocalHandoff#DEFAULT}): see {@link LocalHandoff}.
+         * @param localHandoff the pass window and the linger
+         * @return this builder
+         */
+        public Builder localHandoff(LocalHandoff localHandoff) {
+            this.localHandoff = Objects.requireNonNull(localHandoff, "localHandoff must not be null");
             return this;
         }
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 import io.github.distlock.FencedLock;
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
 import io.github.distlock.LockRegistry;
@@ -74,7 +75,7 @@ public final class RedisLockRegistry extends CoreLockRegistry implements AutoClo
     private final Duration leaseTtl;
 
     private RedisLockRegistry(Builder builder) {
-        super(builder.ownerIdentity, (statistics, losses) -> new RedisLockStore(builder.client,
+        super(builder.ownerIdentity, builder.localHandoff, (statistics, losses) -> new RedisLockStore(builder.client,
                 new RedisKeyspace(builder.namespace), builder.leaseTtl, builder.requestTimeout, builder.ownerIdentity,
                 builder.description, statistics, losses));
         this.leaseTtl = builder.leaseTtl;
@@ -176,6 +177,8 @@ public final class RedisLockRegistry extends CoreLockRegistry implements AutoClo
 
         private String description = "Redis";
 
+        private LocalHandoff localHandoff = LocalHandoff.DEFAULT;
+
         private Builder(AbstractRedisClient client) {
             Objects.requireNonNull(client, "Redis client must not be null");
             if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
@@ -244,6 +247,17 @@ public final class RedisLockRegistry extends CoreLockRegistry implements AutoClo
          */
         public Builder description(String description) {
             this.description = Objects.requireNonNull(description, "description must not be null");
+            return this;
+        }
+
+        /**
+         * Sets how unfair locks are shared among this process's threads without store round trips
+         * (default {@link LocalHandoff#DEFAULT}): see {@link LocalHandoff}.
+         * @param localHandoff the pass window and the linger
+         * @return this builder
+         */
+        public Builder localHandoff(LocalHandoff localHandoff) {
+            this.localHandoff = Objects.requireNonNull(localHandoff, "localHandoff must not be null");
             return this;
         }
 

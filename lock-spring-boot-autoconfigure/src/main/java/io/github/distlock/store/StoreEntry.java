@@ -57,4 +57,18 @@ public interface StoreEntry {
 
     /** Drops a lost hold: removes what may be left of the entry, in the background. */
     void discard();
+
+    /**
+     * Asks to be told when another entry of the key, of any process, is queued behind this held
+     * entry, as far as the store learns it without a round trip (a watch event, a local queue).
+     * The core keeps an unfair entry between its own threads only while no one else waits, or
+     * briefly; stores that cannot tell return {@code false} and the core then assumes others may
+     * wait from the moment the entry is held.
+     * @param queuedBehind run at most once, on any thread, also at once if an entry is already
+     * known to be queued behind; must not block
+     * @return whether the store will tell
+     */
+    default boolean whenQueuedBehind(Runnable queuedBehind) {
+        return false;
+    }
 }

@@ -3,6 +3,7 @@ package io.github.distlock.zookeeper;
 import java.time.Duration;
 import java.util.Objects;
 
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.core.CoreLockRegistry;
 import io.github.distlock.core.LockCore;
@@ -36,7 +37,7 @@ public final class ZookeeperLockRegistry extends CoreLockRegistry implements Aut
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
 
     private ZookeeperLockRegistry(Builder builder) {
-        super(builder.ownerIdentity, (statistics, losses) -> new ZookeeperLockStore(builder.client,
+        super(builder.ownerIdentity, builder.localHandoff, (statistics, losses) -> new ZookeeperLockStore(builder.client,
                 new ZookeeperKeyspace(builder.namespace), builder.requestTimeout, builder.ownerIdentity,
                 builder.description, statistics, losses));
     }
@@ -111,6 +112,8 @@ public final class ZookeeperLockRegistry extends CoreLockRegistry implements Aut
 
         private String description = "ZooKeeper";
 
+        private LocalHandoff localHandoff = LocalHandoff.DEFAULT;
+
         private Builder(CuratorFramework client) {
             this.client = Objects.requireNonNull(client, "Curator client must not be null");
         }
@@ -158,6 +161,17 @@ public final class ZookeeperLockRegistry extends CoreLockRegistry implements Aut
          */
         public Builder description(String description) {
             this.description = Objects.requireNonNull(description, "description must not be null");
+            return this;
+        }
+
+        /**
+         * Sets how unfair locks are shared among this process's threads without store round trips
+         * (default {@link LocalHandoff#DEFAULT}): see {@link LocalHandoff}.
+         * @param localHandoff the pass window and the linger
+         * @return this builder
+         */
+        public Builder localHandoff(LocalHandoff localHandoff) {
+            this.localHandoff = Objects.requireNonNull(localHandoff, "localHandoff must not be null");
             return this;
         }
 

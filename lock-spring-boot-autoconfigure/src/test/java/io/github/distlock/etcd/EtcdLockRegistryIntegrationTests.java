@@ -21,6 +21,7 @@ import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
 import io.github.distlock.LockSnapshot;
+import io.github.distlock.core.Fences;
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -103,7 +104,7 @@ class EtcdLockRegistryIntegrationTests {
             lock.unlock();
             long after = currentRevision();
             assertThat(after - before).as("etcd writes for one lock()+unlock(), fair=%s", fair).isEqualTo(2);
-            assertThat(fence).isEqualTo(before + 1);
+            assertThat(fence).isEqualTo(Fences.of(before + 1, 0));
             assertThat(entries(this.key)).isEmpty();
         }
     }
@@ -174,7 +175,7 @@ class EtcdLockRegistryIntegrationTests {
             assertThat(Instant.ofEpochMilli(Long.parseLong(lines[2])))
                 .isBetween(Instant.now().minus(LONG), Instant.now());
             assertThat(entry.getLease()).isNotZero();
-            assertThat(entry.getCreateRevision()).isEqualTo(lock.getFence());
+            assertThat(entry.getCreateRevision()).isEqualTo(Fences.storeFence(lock.getFence()));
         }
         finally {
             lock.unlock();

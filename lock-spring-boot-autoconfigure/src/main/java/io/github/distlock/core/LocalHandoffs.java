@@ -1,0 +1,249 @@
+package io.github.distlock.core;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import io.github.distlock.LocalHandoff;
+import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps an unfair store entry inside the process between holds (see {@link LocalHandoff}): the
+ * decision at unlock, the take at the next acquisition, and the timer that gives a kept entry
+ * back to the store when no thread took it in time or another process queued behind it.
+ *
+ * <p>Invariants: a key has at most one unfair entry of this process (the unfair gate), and
+ * {@link KeyState#kept} is written only by the thread holding that gate, so a kept entry is
+ * either taken by exactly one thread or released to the store exactly once. Holds are passed
+ * only from a thread that held the entry to the next, so at most one thread holds the key; the
+ * entry never left the store in between, so no other process can hold it meanwhile.
+ */
+final class LocalHandoffs {
+
+    private static final Logger logger = LoggerFactory.getLogger(LocalHandoffs.class);
+
+    /** How soon a timer that found the gate busy looks again. */
+    private static final long BUSY_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /** Shared by every registry: only schedules; checks run on {@link #RELEASES}. */
+    private static final ScheduledExecutorService TIMER = timer();
+
+    /** Runs checks and store releases; threads come and go with demand, so no registry needs closing. */
+    private static final ExecutorService RELEASES = releases();
+
+    private final LockStore store;
+
+    private final long windowNanos;
+
+    private final long lingerNanos;
+
+    private final Consumer<KeyState> releaseState;
+
+    private final AtomicBoolean lingerUnsupportedLogged = new AtomicBoolean();
+
+    /**
+     * @param store the store the entries belong to
+     * @param settings when to keep entries
+     * @param releaseState drops the reference a kept entry held on its key state
+     */
+    LocalHandoffs(LockStore store, LocalHandoff settings, Consumer<KeyState> releaseState) {
+        this.store = store;
+        this.windowNanos = settings.window().toNanos();
+        this.lingerNanos = settings.linger().toNanos();
+        this.releaseState = releaseState;
+    }
+
+    private boolean enabled() {
+        return this.windowNanos > 0 || this.lingerNanos > 0;
+    }
+
+    /**
+     * Starts the tenure of an unfair entry that just acquired its key from the store.
+     * @return the tenure, which the hold of pass 0 carries
+     */
+    KeyState.Tenure started(KeyState state, StoreEntry entry) {
+        long now = System.nanoTime();
+        KeyState.Tenure tenure = new KeyState.Tenure(entry, now);
+        if (enabled() && !entry.whenQueuedBehind(() -> queuedBehind(state, tenure))) {
+            // The store cannot tell: assume someone waits from the start, so passes end after the window.
+            tenure.contendedSince = now;
+            tenure.contended = true;
+            tenure.reportsQueue = false;
+        }
+        return tenure;
+    }
+
+    /**
+     * Takes the entry the process kept, if any. Called by a thread that just passed the unfair gate.
+     * @return the new hold, or {@code null} if no live entry was kept
+     */
+    KeyState.@Nullable Hold take(KeyState state) {
+        KeyState.Tenure kept = state.kept;
+        if (kept == null) {
+            return null;
+        }
+        state.kept = null;
+        // The taker is a user of the state itself: the kept entry's reference goes.
+        this.releaseState.accept(state);
+        if (kept.entry.lostReason() != null) {
+            // Lost while no thread held it: nobody to tell, only what is left to remove.
+            kept.entry.discard();
+            return null;
+        }
+        kept.pass++;
+        return new KeyState.Hold(kept.entry, kept, kept.pass);
+    }
+
+    /**
+     * Decides, at the last unlock of an unfair hold whose entry is alive, whether the process
+     * keeps the entry instead of releasing it. Called by the thread holding the unfair gate.
+     * @return whether the entry is kept; the releasing thread's reference on the state then
+     * passes to it
+     */
+    boolean keep(KeyState state, KeyState.Tenure tenure) {
+        if (!enabled() || tenure.pass >= Fences.MAX_PASS || this.store.isClosed()) {
+            return false;
+        }
+        long now = System.nanoTime();
+        if (state.unfairGate.hasQueuedThreads()) {
+            if (this.windowNanos == 0 || (tenure.contended && now - tenure.contendedSince >= this.windowNanos)) {
+                return false;
+            }
+            tenure.lingering = false;
+            // The waiter takes it within microseconds; the timer only covers one that gave up meanwhile.
+            tenure.keptUntil = now + this.windowNanos;
+        }
+        else {
+            if (this.lingerNanos == 0 || tenure.contended) {
+                if (this.lingerNanos > 0 && !tenure.reportsQueue && this.lingerUnsupportedLogged.compareAndSet(false, true)) {
+                    logger.info("Unfair locks do not linger on {}: it cannot tell without a round trip when another "
+                            + "process waits", this.store.describe());
+                }
+                return false;
+            }
+            tenure.lingering = true;
+            tenure.keptUntil = now + this.lingerNanos;
+        }
+        state.kept = tenure;
+        arm(state, tenure.keptUntil - now);
+        return true;
+    }
+
+    /** The store saw an entry queued behind the tenure's: a lingering entry goes back at once. */
+    private void queuedBehind(KeyState state, KeyState.Tenure tenure) {
+        tenure.contendedSince = System.nanoTime();
+        tenure.contended = true;
+        if (state.kept == tenure) {
+            submitCheck(state);
+        }
+    }
+
+    private void arm(KeyState state, long delayNanos) {
+        if (state.timerArmed.compareAndSet(false, true)) {
+            TIMER.schedule(() -> submitCheck(state), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void submitCheck(KeyState state) {
+        RELEASES.execute(() -> check(state));
+    }
+
+    /**
+     * Gives the kept entry back to the store if it is due: its time is up, it lingers and another
+     * entry queued behind it, or the store was closed. Runs on a release thread.
+     */
+    private void check(KeyState state) {
+        // Cleared before looking, so that an entry kept from now on arms a timer of its own.
+        state.timerArmed.set(false);
+        if (state.kept == null) {
+            return;
+        }
+        if (!state.unfairGate.tryLock()) {
+            // A thread is passing the gate, and takes the entry; look again shortly in case it was the giver.
+            arm(state, BUSY_RECHECK_NANOS);
+            return;
+        }
+        KeyState.Tenure released = null;
+        try {
+            KeyState.Tenure kept = state.kept;
+            if (kept == null) {
+                return;
+            }
+            long now = System.nanoTime();
+            boolean due = now - kept.keptUntil >= 0 || (kept.lingering && kept.contended) || this.store.isClosed();
+            if (!due) {
+                arm(state, kept.keptUntil - now);
+                return;
+            }
+            // Still kept during the release, so that a loss the release finds is not reported as a lost hold.
+            releaseToStore(kept.entry);
+            state.kept = null;
+            released = kept;
+        }
+        finally {
+            state.unfairGate.unlock();
+            if (released != null) {
+                this.releaseState.accept(state);
+            }
+        }
+    }
+
+    private void releaseToStore(StoreEntry entry) {
+        if (this.store.isClosed()) {
+            // Closing the store removed the registry's entries.
+            return;
+        }
+        try {
+            if (entry.lostReason() != null) {
+                entry.discard();
+            }
+            else if (entry.release()) {
+                logger.debug("Released kept entry of lock '{}' (store fence {})", entry.lockKey(), entry.fence());
+            }
+        }
+        catch (StoreUnavailableException ex) {
+            logger.warn("Release of lock '{}' (store fence {}) not confirmed by {} ({}); retrying in the background",
+                    entry.lockKey(), entry.fence(), this.store.describe(), ex.getMessage());
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Release of lock '{}' (store fence {}) failed", entry.lockKey(), entry.fence(), ex);
+        }
+    }
+
+    /** @return whether {@code entry} is the one the process keeps for {@code state}'s key, held by no thread */
+    static boolean isKept(@Nullable KeyState state, StoreEntry entry) {
+        KeyState.Tenure kept = (state != null) ? state.kept : null;
+        return kept != null && kept.entry == entry;
+    }
+
+    private static ScheduledExecutorService timer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemon("distlock-handoff-timer"));
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
+    }
+
+    private static ExecutorService releases() {
+        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                daemon("distlock-handoff-release-"));
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, name.endsWith("-") ? name + count.incrementAndGet() : name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

@@ -1,0 +1,247 @@
+package io.github.distlock.etcd;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import io.github.distlock.FencedLock;
+import io.github.distlock.LocalHandoff;
+import io.github.distlock.core.Fences;
+import io.github.distlock.testsupport.EtcdClusterExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Local handoffs of unfair locks on etcd: a kept entry costs no etcd write, and the registry's
+ * watch tells a holder when another process queues behind it, which ends a linger at once and
+ * passes after the window.
+ */
+class EtcdLocalHandoffIntegrationTests {
+
+    @RegisterExtension
+    static final EtcdClusterExtension etcd = EtcdClusterExtension.single();
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    /** Far beyond any test's bound: a test that waits for it fails. */
+    private static final Duration FOREVER = Duration.ofMinutes(10);
+
+    private final ExecutorService threads = Executors.newCachedThreadPool((task) -> {
+        Thread thread = new Thread(task, "etcd-handoff-test");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    private final List<EtcdLockRegistry> registries = new CopyOnWriteArrayList<>();
+
+    private final List<Client> clients = new CopyOnWriteArrayList<>();
+
+    private Client rawClient;
+
+    private String namespace;
+
+    private String key;
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        this.namespace = "/handoff-" + UUID.randomUUID() + "/";
+        this.key = test.getTestMethod().orElseThrow().getName();
+        this.rawClient = etcd.newClient();
+    }
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        this.threads.shutdownNow();
+        this.threads.awaitTermination(LONG.toMillis(), MILLISECONDS);
+        this.registries.forEach(EtcdLockRegistry::close);
+        this.clients.forEach(Client::close);
+        this.rawClient.close();
+    }
+
+    private EtcdLockRegistry newRegistry(String owner, LocalHandoff localHandoff) {
+        Client client = etcd.newClient();
+        this.clients.add(client);
+        EtcdLockRegistry registry = EtcdLockRegistry.builder(client)
+            .namespace(this.namespace)
+            .leaseTtl(Duration.ofSeconds(2))
+            .ownerIdentity(owner)
+            .localHandoff(localHandoff)
+            .endpoints(etcd.clientEndpoints())
+            .build();
+        this.registries.add(registry);
+        return registry;
+    }
+
+    @Test
+    void aLingeringEntryServesTheNextAcquisitionWithoutAnEtcdWrite() throws Exception {
+        EtcdLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        FencedLock lock = registry.obtain(this.key);
+        lock.lock();
+        long firstFence = lock.getFence();
+        lock.unlock();
+        long before = currentRevision();
+        lock.lock();
+        long secondFence = lock.getFence();
+        lock.unlock();
+        assertThat(currentRevision()).as("etcd revision after a re-acquisition").isEqualTo(before);
+        assertThat(secondFence).isEqualTo(firstFence + 1);
+        assertThat(Fences.storeFence(firstFence)).isEqualTo(entries().get(0).getCreateRevision());
+        assertThat(registry.getStatistics().getLocalHandoffs()).isEqualTo(1);
+    }
+
+    @Test
+    void anotherProcessQueueingBehindALingeringEntryEndsTheLingerAtOnce() throws Exception {
+        EtcdLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        EtcdLockRegistry peer = newRegistry("peer", LocalHandoff.DEFAULT);
+        FencedLock lock = registry.obtain(this.key);
+        lock.lock();
+        long lingeringFence = lock.getFence();
+        lock.unlock();
+        assertThat(entries()).as("the lingering entry").hasSize(1);
+        // The documented cost of lingering: a try-once elsewhere finds the key taken.
+        assertThat(this.threads.submit(() -> tryOnce(peer.obtain(this.key))).get(LONG.toMillis(), MILLISECONDS))
+            .isFalse();
+        long peerFence = this.threads.submit(() -> {
+            FencedLock peerLock = peer.obtain(this.key, true);
+            // Far below the linger: only the watch event ends it in time.
+            if (!peerLock.tryLock(LONG.toMillis(), MILLISECONDS)) {
+                return -1L;
+            }
+            try {
+                return peerLock.getFence();
+            }
+            finally {
+                peerLock.unlock();
+            }
+        }).get(LONG.toMillis() * 2, MILLISECONDS);
+        assertThat(peerFence).isGreaterThan(lingeringFence);
+        assertThat(Fences.pass(peerFence)).isZero();
+        await().atMost(LONG).until(() -> entries().isEmpty());
+    }
+
+    /**
+     * Two threads of one process and a waiter of another: within the window the hold passes to
+     * the local thread even though the other process waits; once the window is over, the
+     * entry goes back to etcd and the other process comes first.
+     */
+    @Test
+    void passesGoOnWithinTheWindowAndStopAfterIt() throws Exception {
+        Duration window = Duration.ofSeconds(1);
+        EtcdLockRegistry registry = newRegistry("me", new LocalHandoff(window, Duration.ZERO));
+        EtcdLockRegistry peer = newRegistry("peer", LocalHandoff.DISABLED);
+        FencedLock first = registry.obtain(this.key);
+        first.lock();
+        long firstFence = first.getFence();
+        CompletableFuture<Long> peerFence = new CompletableFuture<>();
+        Future<?> peerWaiter = this.threads.submit(() -> {
+            peerFence.complete(holdAndGetFence(peer.obtain(this.key, true), LONG));
+            return null;
+        });
+        await().atMost(LONG).until(() -> peer.queuedWaiters(this.key) == 1);
+        long peerQueuedAt = System.nanoTime();
+        // Within the window: the local waiter gets a pass although the peer waits.
+        CompletableFuture<Void> secondMayUnlock = new CompletableFuture<>();
+        CompletableFuture<Long> secondFence = new CompletableFuture<>();
+        Future<?> second = this.threads.submit(() -> {
+            FencedLock lock = registry.obtain(this.key);
+            lock.lock();
+            try {
+                secondFence.complete(lock.getFence());
+                secondMayUnlock.get(LONG.toMillis(), MILLISECONDS);
+            }
+            finally {
+                lock.unlock();
+            }
+            return null;
+        });
+        await().atMost(LONG).until(() -> registry.queuedWaiters(this.key) == 1);
+        first.unlock();
+        long passedFence = secondFence.get(LONG.toMillis(), MILLISECONDS);
+        assumeTrue(System.nanoTime() - peerQueuedAt < window.toNanos(), "the pass came within the window");
+        assertThat(passedFence).as("fence of the pass within the window").isEqualTo(firstFence + 1);
+        // After the window (with a margin for the watch event that started it): a local waiter
+        // queues, and the entry goes back to etcd, where the peer comes first.
+        await().atMost(LONG).until(() -> System.nanoTime() - peerQueuedAt > window.multipliedBy(2).toNanos());
+        Future<Long> third = this.threads.submit(() -> holdAndGetFence(registry.obtain(this.key), LONG));
+        await().atMost(LONG).until(() -> registry.queuedWaiters(this.key) == 1);
+        secondMayUnlock.complete(null);
+        second.get(LONG.toMillis(), MILLISECONDS);
+        long peerAcquired = peerFence.get(LONG.toMillis(), MILLISECONDS);
+        peerWaiter.get(LONG.toMillis(), MILLISECONDS);
+        long thirdFence = third.get(LONG.toMillis(), MILLISECONDS);
+        assertThat(Fences.storeFence(peerAcquired)).isGreaterThan(Fences.storeFence(passedFence));
+        assertThat(Fences.storeFence(thirdFence)).as("the local waiter after the window went to etcd, behind the peer")
+            .isGreaterThan(Fences.storeFence(peerAcquired));
+        await().atMost(LONG).until(() -> entries().isEmpty());
+    }
+
+    @Test
+    void aKeptEntryLostWithItsSessionIsNotAHoldLost() throws Exception {
+        EtcdLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        FencedLock lock = registry.obtain(this.key);
+        lock.lock();
+        long firstFence = lock.getFence();
+        lock.unlock();
+        this.rawClient.getLeaseClient().revoke(entries().get(0).getLease()).get(10, TimeUnit.SECONDS);
+        await().atMost(LONG).until(() -> registry.getStatistics().getSessionsLost() == 1);
+        lock.lock();
+        long secondFence = lock.getFence();
+        assertThat(lock.isLockedByCurrentThread()).isTrue();
+        lock.unlock();
+        assertThat(Fences.pass(secondFence)).as("a new entry, not the lost one").isZero();
+        assertThat(secondFence).isGreaterThan(firstFence);
+        assertThat(registry.getStatistics().getHoldsLost()).isZero();
+        assertThat(registry.getStatistics().getLocalHandoffs()).isZero();
+    }
+
+    private static boolean tryOnce(FencedLock lock) {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        lock.unlock();
+        return true;
+    }
+
+    private static long holdAndGetFence(FencedLock lock, Duration wait) throws InterruptedException {
+        if (!lock.tryLock(wait.toMillis(), MILLISECONDS)) {
+            throw new AssertionError("not acquired within " + wait);
+        }
+        try {
+            return lock.getFence();
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    private long currentRevision() throws Exception {
+        return this.rawClient.getKVClient().get(ByteSequence.from("/", StandardCharsets.UTF_8))
+            .get(10, TimeUnit.SECONDS).getHeader().getRevision();
+    }
+
+    private List<KeyValue> entries() throws Exception {
+        return this.rawClient.getKVClient()
+            .get(new EtcdKeyspace(this.namespace).root(this.key), GetOption.builder().isPrefix(true)
+                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build())
+            .get(10, TimeUnit.SECONDS).getKvs();
+    }
+}
