@@ -146,6 +146,21 @@ class WatchDispatcherTests {
     }
 
     @Test
+    void deliversCreationsOfEntriesToTheListenersOfTheirRootAndIgnoresOtherPuts() throws Exception {
+        Stream stream = openStream(NO_PROBE);
+        RecordingListener a = subscribe("a");
+        RecordingListener b = subscribe("b");
+        ByteSequence created = EtcdKeyspace.entry(this.keyspace.root("a"), 0x1f, 2);
+        ByteSequence rewritten = EtcdKeyspace.entry(this.keyspace.root("a"), 0x1f, 3);
+
+        stream.events(31, put(created, 30, 30, 1), put(rewritten, 31, 12, 2));
+
+        assertThat(a.creations).containsExactly(new Deletion(created, 30));
+        assertThat(a.deletions).isEmpty();
+        assertThat(b.creations).isEmpty();
+    }
+
+    @Test
     void anUnsubscribedListenerHearsNothingMore() throws Exception {
         Stream stream = openStream(NO_PROBE);
         RecordingListener leaving = subscribe("a");
@@ -389,10 +404,11 @@ class WatchDispatcherTests {
         return listener;
     }
 
+    /** Puts too: a holder learns from an entry's creation that someone queued behind it. */
     private void assertWatchesDeletionsInTheNamespace(Stream stream, long fromRevision) {
         assertThat(stream.key).isEqualTo(this.keyspace.locksPrefix());
         assertThat(stream.option.isPrefix()).isTrue();
-        assertThat(stream.option.isNoPut()).isTrue();
+        assertThat(stream.option.isNoPut()).isFalse();
         assertThat(stream.option.isCreatedNotify()).isTrue();
         assertThat(stream.option.withRequireLeader()).isTrue();
         assertThat(stream.option.getRevision()).as("start revision").isEqualTo(fromRevision);
@@ -413,6 +429,17 @@ class WatchDispatcherTests {
 
     private static Event put(ByteSequence key, long modRevision) {
         return event(Event.EventType.PUT, key, modRevision);
+    }
+
+    private static Event put(ByteSequence key, long modRevision, long createRevision, long version) {
+        return Event.newBuilder()
+            .setType(Event.EventType.PUT)
+            .setKv(KeyValue.newBuilder()
+                .setKey(ByteString.copyFrom(key.getBytes()))
+                .setModRevision(modRevision)
+                .setCreateRevision(createRevision)
+                .setVersion(version))
+            .build();
     }
 
     private static Event event(Event.EventType type, ByteSequence key, long modRevision) {
@@ -560,11 +587,19 @@ class WatchDispatcherTests {
 
         final List<Deletion> deletions = new CopyOnWriteArrayList<>();
 
+        /** Creations, recorded with their create revision. */
+        final List<Deletion> creations = new CopyOnWriteArrayList<>();
+
         final AtomicInteger resyncs = new AtomicInteger();
 
         @Override
         public void deleted(ByteSequence etcdKey, long revision) {
             this.deletions.add(new Deletion(etcdKey, revision));
+        }
+
+        @Override
+        public void created(ByteSequence etcdKey, long createRevision) {
+            this.creations.add(new Deletion(etcdKey, createRevision));
         }
 
         @Override
