@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distlock.core.Fences;
+import io.github.distlock.metrics.LockRegistryMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +51,8 @@ class LocalHandoffTests {
     @Test
     void anUnfairHoldPassesToAWaitingThreadOfTheProcessWithTheNextFence() throws Exception {
         InMemoryLockRegistry registry = new InMemoryLockRegistry(LONG_WINDOW);
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        new LockRegistryMetrics(registry).bindTo(meters);
         FencedLock holder = registry.obtain("sku");
         holder.lock();
         long holderFence = holder.getFence();
@@ -61,6 +65,7 @@ class LocalHandoffTests {
         assertThat(Fences.storeFence(waiterFence)).isEqualTo(Fences.storeFence(holderFence));
         assertThat(registry.getStatistics().getLocalHandoffs()).isEqualTo(1);
         assertThat(registry.getStatistics().getAcquired()).isEqualTo(2);
+        assertThat(meters.get("distributed.lock.local.handoffs").functionCounter().count()).isEqualTo(1);
         awaitNoState(registry);
     }
 

@@ -6,6 +6,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.aop.DistributedLockAdvisor;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.jdbc.JdbcLockRegistry;
@@ -70,6 +71,8 @@ public class DistributedLockProperties {
     private final Metrics metrics = new Metrics();
 
     private final Aop aop = new Aop();
+
+    private final LocalHandoffProperties localHandoff = new LocalHandoffProperties();
 
     public boolean isEnabled() {
         return this.enabled;
@@ -136,6 +139,10 @@ public class DistributedLockProperties {
         return this.aop;
     }
 
+    public LocalHandoffProperties getLocalHandoff() {
+        return this.localHandoff;
+    }
+
     @Override
     public String toString() {
         return new ToStringCreator(this).append("enabled", this.enabled)
@@ -149,6 +156,7 @@ public class DistributedLockProperties {
             .append("jdbc", this.jdbc)
             .append("metrics", this.metrics)
             .append("aopMode", this.aop.getMode())
+            .append("localHandoff", this.localHandoff)
             .toString();
     }
 
@@ -174,6 +182,58 @@ public class DistributedLockProperties {
         @Override
         public String toString() {
             return new ToStringCreator(this).append("maxKeyTags", this.maxKeyTags).toString();
+        }
+    }
+
+    /**
+     * How unfair locks are shared among the threads of this instance without store round trips
+     * (see io.github.distlock.LocalHandoff). Fair locks never take part.
+     */
+    public static class LocalHandoffProperties {
+
+        /**
+         * How long the instance may keep passing an unfair lock from one of its threads to the
+         * next without a store round trip once another instance (or a fair waiter) may be waiting
+         * for it; then the lock goes back to the store and the others get their turn. At most 255
+         * passes per store acquisition in any case. 0 sends every acquisition to the store.
+         */
+        private Duration window = Duration.ofMillis(10);
+
+        /**
+         * How long the instance keeps an unfair lock's store entry after its last unlock, so that
+         * its next acquisition of the key costs no round trip. Ended at once when another instance
+         * starts waiting; meanwhile other instances see the lock as held (a tryLock without a
+         * timeout fails there). Only on stores that report a new waiter without a round trip
+         * (etcd, in-memory); 0 turns it off.
+         */
+        private Duration linger = Duration.ofMillis(0);
+
+        public Duration getWindow() {
+            return this.window;
+        }
+
+        public void setWindow(Duration window) {
+            PropertyChecks.notNegative("distributed-lock.local-handoff.window", window);
+            this.window = window;
+        }
+
+        public Duration getLinger() {
+            return this.linger;
+        }
+
+        public void setLinger(Duration linger) {
+            PropertyChecks.notNegative("distributed-lock.local-handoff.linger", linger);
+            this.linger = linger;
+        }
+
+        /** @return the settings for a registry builder */
+        public LocalHandoff toLocalHandoff() {
+            return new LocalHandoff(this.window, this.linger);
+        }
+
+        @Override
+        public String toString() {
+            return new ToStringCreator(this).append("window", this.window).append("linger", this.linger).toString();
         }
     }
 

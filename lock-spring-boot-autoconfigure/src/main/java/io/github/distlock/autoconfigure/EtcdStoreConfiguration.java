@@ -56,6 +56,7 @@ class EtcdStoreConfiguration {
             .requestTimeout(etcd.getRequestTimeout())
             .endpoints(endpoints)
             .ownerIdentity(OwnerIdentity.resolve(properties, environment))
+            .localHandoff(properties.getLocalHandoff().toLocalHandoff())
             .build();
         if (etcd.isFailFast()) {
             awaitConnected(registry, etcd, endpoints);

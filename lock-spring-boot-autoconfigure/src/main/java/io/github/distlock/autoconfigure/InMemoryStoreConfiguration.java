@@ -20,9 +20,9 @@ class InMemoryStoreConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(LockRegistry.class)
-    InMemoryLockRegistry distributedLockRegistry() {
+    InMemoryLockRegistry distributedLockRegistry(DistributedLockProperties properties) {
         logger.warn("distributed-lock.store=in-memory: locks are local to this JVM and do not exclude other "
                 + "instances of the application; use distributed-lock.store=etcd or redis when more than one instance runs");
-        return new InMemoryLockRegistry();
+        return new InMemoryLockRegistry(properties.getLocalHandoff().toLocalHandoff());
     }
 }

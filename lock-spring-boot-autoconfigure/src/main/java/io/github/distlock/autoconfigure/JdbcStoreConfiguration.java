@@ -74,6 +74,7 @@ class JdbcStoreConfiguration {
                 .leaseTtl(jdbc.getLeaseTtl())
                 .requestTimeout(jdbc.getRequestTimeout())
                 .ownerIdentity(OwnerIdentity.resolve(properties, environment))
+                .localHandoff(properties.getLocalHandoff().toLocalHandoff())
                 .description(description);
             if (jdbc.getPollInterval() != null) {
                 builder.pollInterval(jdbc.getPollInterval());

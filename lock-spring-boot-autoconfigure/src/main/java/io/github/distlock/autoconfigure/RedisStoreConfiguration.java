@@ -64,6 +64,7 @@ class RedisStoreConfiguration {
                 .leaseTtl(redis.getLeaseTtl())
                 .requestTimeout(redis.getRequestTimeout())
                 .ownerIdentity(OwnerIdentity.resolve(properties, environment))
+                .localHandoff(properties.getLocalHandoff().toLocalHandoff())
                 .description(description)
                 .build();
             BackgroundConnect.connect(registry, description, logger);

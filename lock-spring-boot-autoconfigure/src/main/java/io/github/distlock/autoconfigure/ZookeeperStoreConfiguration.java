@@ -92,6 +92,7 @@ class ZookeeperStoreConfiguration {
                 .namespace(zookeeper.getNamespace())
                 .requestTimeout(zookeeper.getRequestTimeout())
                 .ownerIdentity(OwnerIdentity.resolve(properties, environment))
+                .localHandoff(properties.getLocalHandoff().toLocalHandoff())
                 .description(description)
                 .build();
             BackgroundConnect.connect(registry, description, logger);

@@ -30,6 +30,8 @@ public abstract class CoreLockRegistry implements InspectableLockRegistry {
 
     private final LockCore core;
 
+    private final LocalHandoff localHandoff;
+
     /**
      * Builds the store, then the core over it.
      * @param ownerIdentity who this process is, recorded with its holds
@@ -39,6 +41,7 @@ public abstract class CoreLockRegistry implements InspectableLockRegistry {
      */
     protected CoreLockRegistry(String ownerIdentity, LocalHandoff localHandoff, StoreFactory storeFactory) {
         this.ownerIdentity = ownerIdentity;
+        this.localHandoff = localHandoff;
         // The listener reads the core when a loss is reported, after construction: no hold exists before.
         this.store = storeFactory.create(this.statistics, this::holdLost);
         this.core = new LockCore(this.store, this.statistics, ownerIdentity, localHandoff);
@@ -111,6 +114,11 @@ public abstract class CoreLockRegistry implements InspectableLockRegistry {
     @Override
     public String getNamespace() {
         return this.store.namespace();
+    }
+
+    /** @return how unfair locks are shared among this process's threads without store round trips */
+    public LocalHandoff getLocalHandoff() {
+        return this.localHandoff;
     }
 
     @Override

@@ -30,7 +30,10 @@ import org.springframework.util.Assert;
  * <li>{@code distributed.lock.session.renewal.age}: time gauge, how long ago the latest
  * acknowledged keep-alive was sent (below a third of the TTL when healthy; 0 before the first
  * session);</li>
- * <li>{@code distributed.lock.sessions.lost}: counter of session leases lost.</li>
+ * <li>{@code distributed.lock.sessions.lost}: counter of session leases lost;</li>
+ * <li>{@code distributed.lock.local.handoffs}: counter of acquisitions that took over an unfair
+ * lock this process already owned in the store, without a round trip (see
+ * {@link io.github.distlock.LocalHandoff}).</li>
  * </ul>
  * Lock keys are never tags. Gauges are read when scraped; the counters read running totals.
  */
@@ -54,6 +57,11 @@ public class LockRegistryMetrics implements MeterBinder {
         acquisitions(meterRegistry, tags, "acquired", statistics, LockStatistics::getAcquired);
         acquisitions(meterRegistry, tags, "timeout", statistics, LockStatistics::getTimedOut);
         acquisitions(meterRegistry, tags, "failed", statistics, LockStatistics::getFailed);
+        FunctionCounter.builder("distributed.lock.local.handoffs", statistics, LockStatistics::getLocalHandoffs)
+            .description("Acquisitions (among those acquired) that took over an unfair lock this process already "
+                    + "owned in the store, without a store round trip")
+            .tags(tags)
+            .register(meterRegistry);
         FunctionCounter.builder("distributed.lock.holds.lost", statistics, LockStatistics::getHoldsLost)
             .description("Distributed locks lost while held: lease expired or entry deleted")
             .tags(tags)

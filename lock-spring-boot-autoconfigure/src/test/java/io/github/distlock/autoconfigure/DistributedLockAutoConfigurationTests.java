@@ -6,6 +6,7 @@ import java.time.Duration;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.InMemoryLockRegistry;
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockContext;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.annotation.DistributedLock;
@@ -136,6 +137,20 @@ class DistributedLockAutoConfigurationTests {
             assertThat(output).contains("WARN")
                 .contains("distributed-lock.store=in-memory: locks are local to this JVM");
         });
+    }
+
+    @Test
+    void localHandoffPropertiesReachTheRegistry() {
+        this.contextRunner.withPropertyValues("distributed-lock.store=in-memory")
+            .run((context) -> assertThat(context.getBean(InMemoryLockRegistry.class).getLocalHandoff())
+                .isEqualTo(LocalHandoff.DEFAULT));
+        this.contextRunner
+            .withPropertyValues("distributed-lock.store=in-memory", "distributed-lock.local-handoff.window=0",
+                    "distributed-lock.local-handoff.linger=20ms")
+            .run((context) -> assertThat(context.getBean(InMemoryLockRegistry.class).getLocalHandoff())
+                .isEqualTo(new LocalHandoff(Duration.ZERO, Duration.ofMillis(20))));
+        assertStartUpFails("distributed-lock.local-handoff.linger=-5ms",
+                "distributed-lock.local-handoff.linger must not be negative, but is '-5ms'");
     }
 
     @Test

@@ -9,8 +9,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.aop.DistributedLockAdvisor;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.json.JsonParserFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -52,6 +54,11 @@ class DistributedLockPropertiesMetadataTests {
     void contractPropertiesHaveTheirDefaults() throws IOException {
         Map<String, Map<String, Object>> properties = properties();
         assertThat(defaultOf(properties, "distributed-lock.enabled")).isEqualTo("true");
+        // The registries' own default, stated as literals so that the metadata can show it.
+        assertThat(DurationStyle.detectAndParse(defaultOf(properties, "distributed-lock.local-handoff.window")))
+            .isEqualTo(LocalHandoff.DEFAULT.window());
+        assertThat(DurationStyle.detectAndParse(defaultOf(properties, "distributed-lock.local-handoff.linger")))
+            .isEqualTo(LocalHandoff.DEFAULT.linger());
         assertThat(defaultOf(properties, "distributed-lock.store")).isEqualTo("etcd");
         assertThat(defaultOf(properties, "distributed-lock.wait-timeout")).isEqualTo("30s");
         assertThat(defaultOf(properties, "distributed-lock.etcd.endpoints")).isEqualTo("[http://127.0.0.1:2379]");
