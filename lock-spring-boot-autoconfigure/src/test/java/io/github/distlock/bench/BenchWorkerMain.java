@@ -5,6 +5,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -13,6 +14,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Lock;
 import io.etcd.jetcd.lock.LockResponse;
 import io.github.distlock.FencedLock;
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.etcd.EtcdLockRegistry;
 
 /**
@@ -27,6 +29,9 @@ import io.github.distlock.etcd.EtcdLockRegistry;
  * ({@code jetcd} uses etcd's own lock service instead of the registry), write
  * {@code <acquired> <released>} for every acquisition that returned inside the window to
  * {@code file}, then print {@code DONE <run> <count>};</li>
+ * <li>{@code THREADS <run> <fair|unfair|unfair-direct> <key> <threads> <window start> <window end> <stop at> <file>}:
+ * the same with {@code threads} threads of this process looping on the key, each record with when
+ * its {@code lock()} was called ({@code unfair-direct}: on a registry without local handoffs);</li>
  * <li>{@code HOLD <key>}: take the fair lock, keep it, and print {@code HOLDING <fence>}.</li>
  * </ul>
  * All times are {@link System#nanoTime()} values: on Linux that clock is the machine's monotonic
@@ -50,6 +55,14 @@ public final class BenchWorkerMain {
             .ownerIdentity(args[3])
             .endpoints(endpoints)
             .build();
+        // The reference for local handoffs: every acquisition goes to etcd.
+        EtcdLockRegistry direct = EtcdLockRegistry.builder(client)
+            .namespace(args[1])
+            .leaseTtl(Duration.ofSeconds(Long.parseLong(args[2])))
+            .ownerIdentity(args[3] + "-direct")
+            .localHandoff(LocalHandoff.DISABLED)
+            .endpoints(endpoints)
+            .build();
         System.out.println("READY " + args[3]);
         BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String command;
@@ -68,6 +81,13 @@ public final class BenchWorkerMain {
                     records.writeTo(Path.of(words[7]));
                     System.out.println("DONE " + words[1] + " " + records.count);
                 }
+                case "THREADS" -> {
+                    EtcdLockRegistry looping = words[2].endsWith("-direct") ? direct : registry;
+                    int count = loopOnThreads(looping.obtain(words[3], words[2].startsWith("fair")),
+                            Integer.parseInt(words[4]), Long.parseLong(words[5]), Long.parseLong(words[6]),
+                            Long.parseLong(words[7]), Path.of(words[8]));
+                    System.out.println("DONE " + words[1] + " " + count);
+                }
                 case "HOLD" -> {
                     FencedLock lock = registry.obtain(words[1], true);
                     lock.lock();
@@ -77,7 +97,27 @@ public final class BenchWorkerMain {
             }
         }
         registry.close();
+        direct.close();
         client.close();
+    }
+
+    /** @return the acquisitions recorded by all threads */
+    private static int loopOnThreads(FencedLock lock, int threads, long windowStart, long windowEnd, long stopAt,
+            Path file) throws Exception {
+        List<Records> records = new ArrayList<>();
+        List<Thread> loops = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            Records own = new Records(windowStart, windowEnd);
+            records.add(own);
+            Thread loop = new Thread(() -> own.loop(lock, stopAt), "loop-" + i);
+            loop.start();
+            loops.add(loop);
+        }
+        for (Thread loop : loops) {
+            loop.join();
+        }
+        Records.writeAll(records, file);
+        return records.stream().mapToInt(own -> own.count).sum();
     }
 
     private static void loopOnLockService(Client client, String key, long stopAt, Records records)

@@ -56,13 +56,21 @@ public final class BenchmarkMain {
             etcdVersion = client.getMaintenanceClient().statusMember(etcd.clientEndpoint()).get().getVersion();
             System.out.println("[bench] scenario 1: uncontended acquire+release");
             UncontendedScenario.Floor floor = UncontendedScenario.run(client, table);
-            HandoffScenario.run(etcd, client, floor, table);
-            ManyKeysScenario.run(client, table);
-            AnnotationOverheadScenario.run(table);
-            compact(client);
-            ResourcesScenario.run(client, table);
-            compact(client);
-            CrashRecoveryScenario.run(etcd, client, table);
+            // "hot" after the store: only what the hot-key scenarios need (the floor) and themselves.
+            boolean all = args.length < 2 || !args[1].equals("hot");
+            if (all) {
+                HandoffScenario.run(etcd, client, floor, table);
+            }
+            HotKeyScenario.run(etcd, client, floor, table);
+            LingerScenario.run(etcd, client, floor, table);
+            if (all) {
+                ManyKeysScenario.run(client, table);
+                AnnotationOverheadScenario.run(table);
+                compact(client);
+                ResourcesScenario.run(client, table);
+                compact(client);
+                CrashRecoveryScenario.run(etcd, client, table);
+            }
         }
         System.out.println();
         System.out.println(String.format(Locale.ROOT, "distlock benchmarks: %d cores%s, %s %s, etcd %s (one member, "

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.locks.Lock;
 
 /** Acquisitions that returned inside the measurement window; the rest is warm-up or wind-down. */
@@ -99,10 +100,18 @@ final class Records {
     }
 
     void writeTo(Path file) throws IOException {
+        writeAll(List.of(this), file);
+    }
+
+    /** Writes the acquisitions of several loops (threads of one process) to one file. */
+    static void writeAll(List<Records> loops, Path file) throws IOException {
         try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file))) {
-            for (int i = 0; i < this.count; i++) {
-                long called = this.times[3 * i + 2];
-                out.println(this.times[3 * i] + " " + this.times[3 * i + 1] + ((called == UNKNOWN) ? "" : " " + called));
+            for (Records records : loops) {
+                for (int i = 0; i < records.count; i++) {
+                    long called = records.times[3 * i + 2];
+                    out.println(records.times[3 * i] + " " + records.times[3 * i + 1]
+                            + ((called == UNKNOWN) ? "" : " " + called));
+                }
             }
         }
     }

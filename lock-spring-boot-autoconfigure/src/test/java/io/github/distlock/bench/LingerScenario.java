@@ -1,0 +1,108 @@
+package io.github.distlock.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.github.distlock.FencedLock;
+import io.github.distlock.LocalHandoff;
+import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.testsupport.EtcdCluster;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.MethodDescriptor;
+
+/**
+ * Scenario 9: one thread re-acquires an unfair lock that no other process wants, with a linger
+ * and without. With a linger the entry stays in etcd between holds, so a re-acquisition should
+ * cost no etcd call at all: counted with a gRPC interceptor on the registry's own client (every
+ * call started, unary or stream), and the revision shows that nothing was written.
+ */
+final class LingerScenario {
+
+    private static final int WARMUP_CYCLES = 2_000;
+
+    private static final int CYCLES = 20_000;
+
+    private static final int DIRECT_CYCLES = 1_000;
+
+    private static final ByteSequence REVISION_PROBE = ByteSequence.from("/bench/revision-probe",
+            StandardCharsets.UTF_8);
+
+    private LingerScenario() {
+    }
+
+    static void run(EtcdCluster etcd, Client probe, UncontendedScenario.Floor floor, ResultTable table)
+            throws Exception {
+        AtomicLong calls = new AtomicLong();
+        ClientInterceptor counting = new ClientInterceptor() {
+            @Override
+            public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options,
+                    Channel next) {
+                calls.incrementAndGet();
+                return next.newCall(method, options);
+            }
+        };
+        Samples lingering = new Samples();
+        Samples direct = new Samples();
+        long lingerCalls;
+        long lingerWrites;
+        try (Client client = Client.builder().endpoints(etcd.clientEndpoints().toArray(String[]::new))
+            .interceptor(counting).build();
+                EtcdLockRegistry withLinger = registry(client, "/bench/s9-linger/",
+                        new LocalHandoff(LocalHandoff.DEFAULT.window(), Duration.ofMillis(100)));
+                EtcdLockRegistry without = registry(client, "/bench/s9-direct/", LocalHandoff.DEFAULT)) {
+            FencedLock lingeringLock = withLinger.obtain("again");
+            FencedLock directLock = without.obtain("again");
+            for (int i = 0; i < WARMUP_CYCLES; i++) {
+                cycle(lingeringLock, null);
+                if (i < DIRECT_CYCLES) {
+                    cycle(directLock, null);
+                }
+            }
+            long revisionBefore = revision(probe);
+            long callsBefore = calls.get();
+            for (int i = 0; i < CYCLES; i++) {
+                cycle(lingeringLock, lingering);
+            }
+            lingerCalls = calls.get() - callsBefore;
+            lingerWrites = revision(probe) - revisionBefore;
+            for (int i = 0; i < DIRECT_CYCLES; i++) {
+                cycle(directLock, direct);
+            }
+        }
+        table.add("9", "re-acquire, same process, linger 100 ms: lock()+unlock()", ResultTable.latency(lingering),
+                "without linger " + ResultTable.latency(direct) + "; floor " + ResultTable.latency(floor.cycles()),
+                ResultTable.ratio((double) lingering.median() / floor.cycles().median()), "median < 20 us",
+                lingering.median() < 20_000);
+        table.add("9", "re-acquire with linger: etcd calls / writes in " + CYCLES + " cycles",
+                lingerCalls + " / " + lingerWrites, "", "", "0 / 0", lingerCalls == 0 && lingerWrites == 0);
+    }
+
+    private static EtcdLockRegistry registry(Client client, String namespace, LocalHandoff localHandoff) {
+        return EtcdLockRegistry.builder(client)
+            .namespace(namespace)
+            .ownerIdentity("bench-s9")
+            .localHandoff(localHandoff)
+            .endpoints(List.of("bench"))
+            .build();
+    }
+
+    private static void cycle(FencedLock lock, Samples into) {
+        long start = System.nanoTime();
+        lock.lock();
+        lock.unlock();
+        if (into != null) {
+            into.add(System.nanoTime() - start);
+        }
+    }
+
+    private static long revision(Client client) throws Exception {
+        return client.getKVClient().get(REVISION_PROBE).get().getHeader().getRevision();
+    }
+}
