@@ -321,8 +321,10 @@ public class DistributedLockProperties {
         /**
          * Upper bound on each etcd request. An acquisition retries failed requests until its
          * wait timeout; a release that etcd does not confirm in time is retried in the
-         * background. Also how long the lock watch stream may stay silent, while locks are held or
-         * awaited, before it is asked for progress (and reopened if it does not answer).
+         * background. Requests that may be sent twice (releases, queue reads, deletes) are sent
+         * again after a twentieth of it (200 ms to 1 s), so that a leader loss costs about one
+         * election; the lock watch stream is asked for progress after a fifth of it in silence
+         * while locks are awaited, and reopened if it does not answer.
          */
         private Duration requestTimeout = Duration.ofSeconds(5);
 

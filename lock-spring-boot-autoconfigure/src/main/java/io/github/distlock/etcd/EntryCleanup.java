@@ -127,7 +127,7 @@ final class EntryCleanup {
             return;
         }
         entry.compareAndDelete()
-            .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
+            .orTimeout(EtcdLockStore.idempotentAttemptNanos(this.requestTimeoutNanos), TimeUnit.NANOSECONDS)
             .whenComplete((response, failure) -> {
                 if (failure == null) {
                     // Forget the deletion before the key can be reused: a later entry under the

@@ -81,7 +81,7 @@ final class EtcdLockStore implements LockStore {
         this.sessionScheduler = singleThread("distlock-etcd-session");
         this.maintenance = singleThread("distlock-etcd-maintenance");
         this.dispatcher = new WatchDispatcher(client.getWatchClient(), keyspace, this.maintenance,
-                this.requestTimeoutNanos);
+                watchProbeNanos(this.requestTimeoutNanos));
         this.failures = new BackendFailures(statistics, ChannelReconnect.of(client));
         this.inspector = new LockInspector(client, keyspace, this.requestTimeoutNanos, endpoints);
         this.sessions = new SessionKeeper(client, leaseTtl.getSeconds(), this.requestTimeoutNanos,
@@ -251,6 +251,34 @@ final class EtcdLockStore implements LockStore {
     /** How long a waiter trusts the watch alone before re-reading the queue anyway: one lease TTL. */
     long safetyRecheckNanos() {
         return this.leaseTtlNanos;
+    }
+
+    /**
+     * The bound on one attempt of a call that may be sent again (a release with its compare, a
+     * queue read, a background delete): a twentieth of the request timeout, between 200 ms and 1 s.
+     * A member whose leader died holds a proposal until etcd's own timeout, several seconds, while
+     * the cluster elects a new leader in about one election timeout (1 s by default): an attempt
+     * sent again after the election is served at once, on the same member or, round robin,
+     * another.
+     */
+    long idempotentAttemptNanos() {
+        return idempotentAttemptNanos(this.requestTimeoutNanos);
+    }
+
+    /**
+     * How long the watch stream may stay silent while someone waits before it is asked for
+     * progress, and then has to answer: a fifth of the request timeout, between 500 ms and the
+     * request timeout. A stream on a frozen member would otherwise leave its waiters deaf to
+     * handoffs until gRPC's keep-alive gives up on the connection.
+     */
+    static long watchProbeNanos(long requestTimeoutNanos) {
+        return Math.min(requestTimeoutNanos, Math.max(TimeUnit.MILLISECONDS.toNanos(500), requestTimeoutNanos / 5));
+    }
+
+    static long idempotentAttemptNanos(long requestTimeoutNanos) {
+        long twentieth = requestTimeoutNanos / 20;
+        return Math.min(requestTimeoutNanos,
+                Math.max(TimeUnit.MILLISECONDS.toNanos(200), Math.min(twentieth, TimeUnit.SECONDS.toNanos(1))));
     }
 
     void holdLost(QueueEntry entry, String reason) {

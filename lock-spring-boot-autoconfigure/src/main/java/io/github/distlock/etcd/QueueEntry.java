@@ -2,6 +2,7 @@ package io.github.distlock.etcd;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -186,9 +187,9 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
                     continue;
                 }
                 if (this.monitor.awaitChange(wait, this.store.safetyRecheckNanos())) {
-                    // Bounded by the request timeout, not only the wait: a read stuck on a frozen or
-                    // partitioned member is retried (round robin sends it elsewhere).
-                    Wait read = wait.atMost(this.store.requestTimeoutNanos());
+                    // Bounded by one attempt, not only the wait: a read stuck on a frozen or partitioned
+                    // member, or on one whose leader died, is sent again (round robin sends it elsewhere).
+                    Wait read = wait.atMost(this.store.idempotentAttemptNanos());
                     boolean boundByWait = read.deadlineNanos() == wait.deadlineNanos();
                     try {
                         owned = recheck(read);
@@ -441,21 +442,48 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         this.store.dispatcher().unsubscribe(this.root, this);
         this.store.forget(this);
         try {
-            TxnResponse response = EtcdCalls.awaitUninterruptibly(compareAndDelete(),
-                    this.store.requestTimeoutNanos(), "lock release");
-            this.store.terms().observe(response);
+            boolean deleted = releaseWithRetries();
             confirmedGone();
-            if (!response.isSucceeded() && this.monitor.lostAtRelease(ENTRY_DELETED)) {
+            if (!deleted && this.monitor.lostAtRelease(ENTRY_DELETED)) {
                 // Gone before the unlock, and not reported while held: report it now, once.
                 String reason = lostReason();
                 this.store.holdLost(this, (reason != null) ? reason : ENTRY_DELETED);
             }
-            return response.isSucceeded();
+            return deleted;
         }
         catch (StoreUnavailableException ex) {
             this.store.failed();
             this.store.cleanup().deleteUntilGone(this);
             throw ex;
+        }
+    }
+
+    /**
+     * Sends the compare-and-delete in attempts of {@link EtcdLockStore#idempotentAttemptNanos()}
+     * until one answers or the request timeout is over, so that a release sent to a member whose
+     * leader just died does not wait out the whole request timeout. The compare makes a repeated
+     * delete harmless. An attempt that got no answer may still have deleted the key, so a later
+     * attempt that finds the key gone counts as the release, unless the entry is known to be lost.
+     * @return whether the key was deleted by this release, {@code false} if it was gone before
+     */
+    private boolean releaseWithRetries() throws StoreUnavailableException {
+        long deadline = System.nanoTime() + this.store.requestTimeoutNanos();
+        boolean unanswered = false;
+        while (true) {
+            long left = deadline - System.nanoTime();
+            try {
+                TxnResponse response = EtcdCalls.awaitUninterruptibly(compareAndDelete(),
+                        Math.min(left, this.store.idempotentAttemptNanos()), "lock release");
+                this.store.terms().observe(response);
+                return response.isSucceeded() || (unanswered && lostReason() == null);
+            }
+            catch (StoreUnavailableException ex) {
+                if (deadline - System.nanoTime() <= 0) {
+                    throw new StoreUnavailableException("lock release got no answer within "
+                            + TimeUnit.NANOSECONDS.toMillis(this.store.requestTimeoutNanos()) + " ms", ex);
+                }
+                unanswered = true;
+            }
         }
     }
 
