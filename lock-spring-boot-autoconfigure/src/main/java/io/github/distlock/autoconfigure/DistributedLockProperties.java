@@ -194,7 +194,7 @@ public class DistributedLockProperties {
         /**
          * How long the instance may keep passing an unfair lock from one of its threads to the
          * next without a store round trip once another instance (or a fair waiter) may be waiting
-         * for it; then the lock goes back to the store and the others get their turn. At most 255
+         * for it; then the lock goes back to the store and the others get their turn. At most 1023
          * passes per store acquisition in any case. 0 sends every acquisition to the store.
          */
         private Duration window = Duration.ofMillis(10);

@@ -6,19 +6,19 @@ package io.github.distlock.core;
  * for a key; a process may pass one entry's hold between its own threads without writing again
  * (a local handoff of an unfair lock). So the fence a thread sees is the store fence in the high
  * bits and the number of the local handoff in the low {@value #PASS_BITS} bits:
- * {@code fence = storeFence << 8 | pass}, where pass 0 is the thread that acquired the entry
+ * {@code fence = storeFence << 10 | pass}, where pass 0 is the thread that acquired the entry
  * from the store. Fences of a key therefore increase strictly across local handoffs, across
  * processes and across stores' own fences, and comparing two fences needs no decoding.
  */
 public final class Fences {
 
     /** Low bits of a fence that number the local handoffs of one store entry. */
-    public static final int PASS_BITS = 8;
+    public static final int PASS_BITS = 10;
 
     /** The most local handoffs one store entry gets before it goes back to the store. */
     public static final int MAX_PASS = (1 << PASS_BITS) - 1;
 
-    /** Store fences above this would not fit: about 3.6e16, far above any store's fences. */
+    /** Store fences above this would not fit: about 9e15, above any store's (Redis: microseconds until the year 2255). */
     private static final long MAX_STORE_FENCE = Long.MAX_VALUE >>> PASS_BITS;
 
     private Fences() {

@@ -56,13 +56,19 @@ public final class BenchmarkMain {
             etcdVersion = client.getMaintenanceClient().statusMember(etcd.clientEndpoint()).get().getVersion();
             System.out.println("[bench] scenario 1: uncontended acquire+release");
             UncontendedScenario.Floor floor = UncontendedScenario.run(client, table);
-            // "hot" after the store: only what the hot-key scenarios need (the floor) and themselves.
-            boolean all = args.length < 2 || !args[1].equals("hot");
+            // A second argument runs only the floor and some scenarios: "hot" (8, 9) or "app" (10).
+            String only = (args.length > 1) ? args[1] : "all";
+            boolean all = only.equals("all");
             if (all) {
                 HandoffScenario.run(etcd, client, floor, table);
             }
-            HotKeyScenario.run(etcd, client, floor, table);
-            LingerScenario.run(etcd, client, floor, table);
+            if (all || only.equals("hot")) {
+                HotKeyScenario.run(etcd, client, floor, table);
+                LingerScenario.run(etcd, client, floor, table);
+            }
+            if (all || only.equals("app")) {
+                AppHandoffScenario.run(etcd, table);
+            }
             if (all) {
                 ManyKeysScenario.run(client, table);
                 AnnotationOverheadScenario.run(table);

@@ -85,8 +85,11 @@ final class HotKeyScenario {
         table.add("8", "hot key: least-served process", ResultTable.number("%.1f%% of acquisitions", 100 * leastShare),
                 "fair share 25% (" + handoff.shares() + ")", ResultTable.ratio(leastShare * PROCESSES),
                 ">= 0.50x fair share", leastShare * PROCESSES >= 0.5);
-        table.info("8", "hot key: wait in lock() (any thread)", ResultTable.latency(handoff.waits()),
-                "without local handoff " + ResultTable.latency(direct.waits()), "");
+        table.info("8", "hot key: wait in lock() (any thread)", ResultTable.latency(handoff.waits()) + ", p99.9 "
+                + ResultTable.millis(handoff.waits().percentile(0.999)) + ", max "
+                + ResultTable.millis(handoff.waits().percentile(1.0)),
+                "without local handoff " + ResultTable.latency(direct.waits()) + ", max "
+                        + ResultTable.millis(direct.waits().percentile(1.0)), "");
         table.info("8", "hot key: gap when another process takes over", ResultTable.latency(handoff.gaps()),
                 ResultTable.number("%.0f/s process switches", handoff.handoffRate()), "");
         table.info("8", "hot key without local handoff (every acquisition to etcd)", ResultTable.rate(direct.rate()),
