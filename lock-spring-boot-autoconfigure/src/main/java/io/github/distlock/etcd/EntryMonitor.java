@@ -1,7 +1,9 @@
 package io.github.distlock.etcd;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
@@ -43,6 +45,16 @@ final class EntryMonitor {
     /** Deletions seen while a read was on the wire: key to highest delete revision. */
     private final Map<ByteSequence, Long> deletedDuringRead = new HashMap<>();
 
+    /**
+     * Every entry ahead of ours (key to create revision), when the last read saw the whole queue;
+     * {@code null} when it saw only the predecessor. Deletions delivered by the watch shrink it,
+     * and once it is empty the entry is the oldest: no read is needed to know it.
+     */
+    private @Nullable Map<ByteSequence, Long> ahead;
+
+    /** Owners of the entries in {@link #ahead}, for messages. */
+    private final Map<ByteSequence, String> aheadOwners = new HashMap<>();
+
     /** Highest revision at which a key named like ours was deleted (entry keys are reused). */
     private long ownKeyDeletedAt;
 
@@ -73,6 +85,8 @@ final class EntryMonitor {
         try {
             this.readInFlight = true;
             this.predecessor = null;
+            this.ahead = null;
+            this.aheadOwners.clear();
             this.predecessorGone = false;
             this.resyncRequested = false;
             this.deletedDuringRead.clear();
@@ -107,12 +121,69 @@ final class EntryMonitor {
         }
     }
 
+    /**
+     * The read found every entry ahead of ours: {@code older}, newest first (empty if none).
+     * Deletions seen while it was on the wire are applied to them.
+     */
+    void endReadOfWholeQueue(List<KeyValue> older) {
+        this.lock.lock();
+        try {
+            this.readInFlight = false;
+            Map<ByteSequence, Long> remaining = new HashMap<>();
+            KeyValue newest = null;
+            for (KeyValue kv : older) {
+                Long deletedAt = this.deletedDuringRead.get(kv.getKey());
+                if (deletedAt == null || deletedAt <= kv.getCreateRevision()) {
+                    remaining.put(kv.getKey(), kv.getCreateRevision());
+                    this.aheadOwners.put(kv.getKey(), EntryValue.decode(EtcdKeyspace.text(kv.getValue())).describe());
+                    newest = (newest == null || kv.getCreateRevision() > newest.getCreateRevision()) ? kv : newest;
+                }
+            }
+            this.deletedDuringRead.clear();
+            this.ahead = remaining;
+            followNewestAhead();
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** With the whole queue known: the predecessor is the newest entry left ahead, and gone when none is. */
+    private void followNewestAhead() {
+        Map<ByteSequence, Long> known = Objects.requireNonNull(this.ahead);
+        ByteSequence newest = null;
+        long newestRevision = 0;
+        for (Map.Entry<ByteSequence, Long> entry : known.entrySet()) {
+            if (newest == null || entry.getValue() > newestRevision) {
+                newest = entry.getKey();
+                newestRevision = entry.getValue();
+            }
+        }
+        this.predecessor = newest;
+        this.predecessorRevision = newestRevision;
+        this.predecessorGone = newest == null;
+        if (newest != null) {
+            this.predecessorOwner = this.aheadOwners.get(newest);
+        }
+    }
+
     /** Another entry's key was deleted at {@code revision}. */
     void deleted(ByteSequence etcdKey, long revision) {
         this.lock.lock();
         try {
             if (this.readInFlight) {
                 this.deletedDuringRead.merge(etcdKey, revision, Math::max);
+            }
+            else if (this.ahead != null) {
+                Long createdAt = this.ahead.get(etcdKey);
+                if (createdAt != null && revision > createdAt) {
+                    this.ahead.remove(etcdKey);
+                    this.aheadOwners.remove(etcdKey);
+                    followNewestAhead();
+                    if (this.predecessorGone) {
+                        this.changed.signalAll();
+                    }
+                }
             }
             else if (etcdKey.equals(this.predecessor) && revision > this.predecessorRevision) {
                 this.predecessorGone = true;
@@ -171,6 +242,21 @@ final class EntryMonitor {
                 this.lock.unlock();
             }
         });
+    }
+
+    /**
+     * @return whether the watch alone showed that no entry is ahead any more: the last read saw the
+     * whole queue, the watch delivered the deletion of every entry in it, and no event may have
+     * been missed since
+     */
+    boolean isOldestByWatch() {
+        this.lock.lock();
+        try {
+            return this.ahead != null && this.ahead.isEmpty() && !this.resyncRequested && !this.readInFlight;
+        }
+        finally {
+            this.lock.unlock();
+        }
     }
 
     /** Waits a retry pause after a failed read (less if the entry is lost), and asks for a re-read. */

@@ -1,5 +1,6 @@
 package io.github.distlock.etcd;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +51,12 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     static final String ENTRY_DELETED = "the lock entry was deleted from etcd";
 
     private static final long NOT_WRITTEN = -1;
+
+    /**
+     * How many entries the write's own read returns, newest first: with at most this many under
+     * the root (ours included) the read sees the whole queue, and a handoff needs no further read.
+     */
+    private static final int WHOLE_QUEUE_READ = 16;
 
     private final EtcdLockStore store;
 
@@ -187,6 +194,12 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
                     continue;
                 }
                 if (this.monitor.awaitChange(wait, this.store.safetyRecheckNanos())) {
+                    if (this.monitor.isOldestByWatch()) {
+                        // Every entry ahead was seen in the write's own read and its deletion in
+                        // the watch, which has no gap since: no read needed (the session is checked below).
+                        owned = true;
+                        continue;
+                    }
                     // Bounded by one attempt, not only the wait: a read stuck on a frozen or partitioned
                     // member, or on one whose leader died, is sent again (round robin sends it elsewhere).
                     Wait read = wait.atMost(this.store.idempotentAttemptNanos());
@@ -272,7 +285,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
                         .isPrefix(true)
                         .withSortField(GetOption.SortTarget.CREATE)
                         .withSortOrder(GetOption.SortOrder.DESCEND)
-                        .withLimit(2)
+                        .withLimit(WHOLE_QUEUE_READ)
                         .build()))
             .commit();
         this.write = call;
@@ -300,16 +313,21 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         if (this.monitor.ownKeyDeletedAfter(revision)) {
             this.monitor.markLost(ENTRY_DELETED);
         }
-        List<KeyValue> newest = response.getGetResponses().get(0).getKvs();
-        KeyValue before = null;
-        for (KeyValue kv : newest) {
+        GetResponse queue = response.getGetResponses().get(0);
+        List<KeyValue> older = new ArrayList<>();
+        for (KeyValue kv : queue.getKvs()) {
             if (kv.getCreateRevision() < revision) {
-                before = kv;
-                break;
+                older.add(kv);
             }
         }
-        this.monitor.endRead(before);
-        return before == null;
+        if (queue.getCount() <= queue.getKvs().size()) {
+            // The read saw the whole queue: the watch alone tells when every entry ahead is gone.
+            this.monitor.endReadOfWholeQueue(older);
+        }
+        else {
+            this.monitor.endRead(older.get(0));
+        }
+        return older.isEmpty();
     }
 
     /**

@@ -1,7 +1,12 @@
 package io.github.distlock.etcd;
 
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import com.google.protobuf.ByteString;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,5 +71,48 @@ class EntryMonitorTests {
         assertThat(this.monitor.markLost("deleted")).as("no longer holding: not reported by the watch").isFalse();
         assertThat(this.monitor.lostAtRelease("gone at release")).as("reported by the release").isTrue();
         assertThat(this.monitor.lostReason()).isEqualTo("deleted");
+    }
+
+    @Test
+    void withTheWholeQueueReadTheWatchAloneShowsWhenNoEntryIsAheadAnyMore() {
+        ByteSequence first = key("a_1");
+        ByteSequence second = key("a_2");
+        ByteSequence third = key("a_3");
+        this.monitor.beginRead();
+        // Deleted while the read was on the wire, after it was created: not ahead any more.
+        this.monitor.deleted(first, 12);
+        this.monitor.endReadOfWholeQueue(List.of(entry(third, 11), entry(second, 10), entry(first, 9)));
+        assertThat(this.monitor.predecessor()).isEqualTo(third);
+        this.monitor.deleted(third, 13);
+        assertThat(this.monitor.predecessor()).as("the newest entry left ahead").isEqualTo(second);
+        assertThat(this.monitor.isOldestByWatch()).isFalse();
+        // A deletion older than the entry's creation belongs to an earlier entry with the same key.
+        this.monitor.deleted(second, 8);
+        assertThat(this.monitor.isOldestByWatch()).isFalse();
+        this.monitor.deleted(second, 14);
+        assertThat(this.monitor.isOldestByWatch()).isTrue();
+    }
+
+    @Test
+    void aResyncMeansTheQueueMustBeReadAgain() {
+        ByteSequence holder = key("a_1");
+        this.monitor.beginRead();
+        this.monitor.endReadOfWholeQueue(List.of(entry(holder, 5)));
+        this.monitor.resync();
+        this.monitor.deleted(holder, 6);
+        assertThat(this.monitor.isOldestByWatch()).as("events may have been missed").isFalse();
+    }
+
+    private static ByteSequence key(String name) {
+        return ByteSequence.from("/ns/#k/" + name, StandardCharsets.UTF_8);
+    }
+
+    private static KeyValue entry(ByteSequence key, long createRevision) {
+        return new KeyValue(io.etcd.jetcd.api.KeyValue.newBuilder()
+            .setKey(ByteString.copyFrom(key.getBytes()))
+            .setValue(ByteString.copyFromUtf8("owner\nthread\n1"))
+            .setCreateRevision(createRevision)
+            .setModRevision(createRevision)
+            .build(), ByteSequence.EMPTY);
     }
 }

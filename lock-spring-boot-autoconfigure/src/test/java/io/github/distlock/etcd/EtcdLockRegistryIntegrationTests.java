@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.etcd.jetcd.ByteSequence;
@@ -24,6 +25,11 @@ import io.github.distlock.LockSnapshot;
 import io.github.distlock.core.Fences;
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.testsupport.EtcdClusterExtension;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.MethodDescriptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -106,6 +112,65 @@ class EtcdLockRegistryIntegrationTests {
             assertThat(after - before).as("etcd writes for one lock()+unlock(), fair=%s", fair).isEqualTo(2);
             assertThat(fence).isEqualTo(Fences.of(before + 1, 0));
             assertThat(entries(this.key)).isEmpty();
+        }
+    }
+
+    /**
+     * The next waiter saw the whole queue in its write's own read, so the holder's deletion, from
+     * the watch, is all it needs: no read of its own (a re-read cost one round trip per handoff).
+     * The waiter behind it saw the second waiter too and still waits.
+     */
+    @Test
+    void aFairHandoffCostsTheNextWaiterNoEtcdCall() throws Exception {
+        AtomicLong calls = new AtomicLong();
+        ClientInterceptor counting = new ClientInterceptor() {
+            @Override
+            public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options,
+                    Channel next) {
+                calls.incrementAndGet();
+                return next.newCall(method, options);
+            }
+        };
+        try (Client countedClient = Client.builder().endpoints(etcd.clientEndpoints().toArray(String[]::new))
+            .interceptor(counting).build();
+                EtcdLockRegistry waiters = newRegistry(countedClient, "waiters", Duration.ofSeconds(10))) {
+            FencedLock holder = this.registry.obtain(this.key, true);
+            holder.lock();
+            CompletableFuture<Long> next = new CompletableFuture<>();
+            CountDownLatch nextMayUnlock = new CountDownLatch(1);
+            Thread nextWaiter = new Thread(() -> {
+                FencedLock lock = waiters.obtain(this.key, true);
+                lock.lock();
+                next.complete(calls.get());
+                awaitQuietly(nextMayUnlock);
+                lock.unlock();
+            });
+            nextWaiter.start();
+            await().atMost(LONG).until(() -> waiters.queuedWaiters(this.key) == 1);
+            CompletableFuture<Boolean> third = CompletableFuture.supplyAsync(() -> {
+                FencedLock lock = waiters.obtain(this.key, true);
+                lock.lock();
+                lock.unlock();
+                return true;
+            });
+            await().atMost(LONG).until(() -> waiters.queuedWaiters(this.key) == 2);
+            long before = calls.get();
+            holder.unlock();
+            assertThat(next.get(LONG.toSeconds(), TimeUnit.SECONDS) - before)
+                .as("etcd calls of the waiters' client from the handoff to the next holder").isZero();
+            assertThat(third).isNotDone();
+            nextMayUnlock.countDown();
+            assertThat(third.get(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            nextWaiter.join(LONG.toMillis());
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(LONG.toSeconds(), TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
         }
     }
 
