@@ -32,7 +32,7 @@ public final class BenchmarkMain {
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("redis")) {
-            redis();
+            redis(args.length > 1 && args[1].equals("hot"));
             return;
         }
         if (args.length > 0 && args[0].equals("zookeeper")) {
@@ -88,11 +88,11 @@ public final class BenchmarkMain {
     }
 
     /** The Redis benchmarks ({@link RedisBenchmark}) and their table. */
-    private static void redis() throws Exception {
+    private static void redis(boolean hotKeyOnly) throws Exception {
         long started = System.nanoTime();
         String loadAtStart = loadAverage();
         ResultTable table = new ResultTable();
-        String version = RedisBenchmark.run(table);
+        String version = RedisBenchmark.run(table, hotKeyOnly);
         System.out.println();
         System.out.println(String.format(Locale.ROOT, "distlock Redis benchmarks: %d cores%s, %s %s, redis-server %s "
                 + "(no persistence, loopback), Redisson %s; run took %.0f s; load average %s at start, %s at end",

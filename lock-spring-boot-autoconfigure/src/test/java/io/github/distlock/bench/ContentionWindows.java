@@ -42,6 +42,11 @@ final class ContentionWindows {
 
     /** Runs one window of {@code mode} on the key {@code contended} and adds its records to {@code into}. */
     void measure(String mode, long windowNanos, Contention into) throws Exception {
+        measure(mode, 1, windowNanos, into);
+    }
+
+    /** The same with {@code threads} threads looping in each worker. */
+    void measure(String mode, int threads, long windowNanos, Contention into) throws Exception {
         String run = mode + "-" + (++this.runs);
         System.out.println("[bench] " + this.label + ": " + run + ", " + this.workers.size() + " processes, "
                 + TimeUnit.NANOSECONDS.toSeconds(windowNanos) + " s");
@@ -52,7 +57,8 @@ final class ContentionWindows {
             Path file = this.directory.resolve(run + "-" + i + ".txt");
             files.add(file);
             this.workers.get(i).sendLine(String.join(" ", "LOOP", run, mode, "contended", Long.toString(windowStart),
-                    Long.toString(windowEnd), Long.toString(windowEnd + WIND_DOWN_NANOS), file.toString()));
+                    Long.toString(windowEnd), Long.toString(windowEnd + WIND_DOWN_NANOS), file.toString(),
+                    Integer.toString(threads)));
         }
         HandoffScenario.sleepUntil(windowEnd);
         for (JvmProcess worker : this.workers) {

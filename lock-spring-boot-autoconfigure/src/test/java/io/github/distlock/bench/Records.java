@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.Lock;
@@ -77,10 +78,10 @@ final class Records {
     }
 
     /**
-     * Serves {@code LOOP <run> <mode> <key> <window start> <window end> <stop at> <file>} commands
-     * from stdin until it ends: loops on the lock until {@code stop at}, writes the acquisitions
-     * inside the window to {@code file} ({@code <acquired> <released> <lock() called>} per line)
-     * and prints {@code DONE <run> <count>}.
+     * Serves {@code LOOP <run> <mode> <key> <window start> <window end> <stop at> <file> [threads]}
+     * commands from stdin until it ends: loops on the lock until {@code stop at} (on {@code threads}
+     * threads, one by default), writes the acquisitions inside the window to {@code file}
+     * ({@code <acquired> <released> <lock() called>} per line) and prints {@code DONE <run> <count>}.
      */
     static void serveLoopCommands(LockFor locks) throws IOException {
         BufferedReader commands = new BufferedReader(
@@ -88,14 +89,32 @@ final class Records {
         String command;
         while ((command = commands.readLine()) != null) {
             String[] words = command.trim().split(" ");
-            if (!words[0].equals("LOOP") || words.length != 8) {
+            if (!words[0].equals("LOOP") || (words.length != 8 && words.length != 9)) {
                 throw new IllegalArgumentException("unknown command: " + command);
             }
             Lock lock = locks.lock(words[2], words[3]);
-            Records records = new Records(Long.parseLong(words[4]), Long.parseLong(words[5]));
-            records.loop(lock, Long.parseLong(words[6]));
-            records.writeTo(Path.of(words[7]));
-            System.out.println("DONE " + words[1] + " " + records.count);
+            int threads = (words.length == 9) ? Integer.parseInt(words[8]) : 1;
+            List<Records> loops = new ArrayList<>();
+            List<Thread> running = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                Records records = new Records(Long.parseLong(words[4]), Long.parseLong(words[5]));
+                loops.add(records);
+                long stopAt = Long.parseLong(words[6]);
+                Thread loop = new Thread(() -> records.loop(lock, stopAt), "loop-" + i);
+                loop.start();
+                running.add(loop);
+            }
+            for (Thread loop : running) {
+                try {
+                    loop.join();
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while looping", ex);
+                }
+            }
+            writeAll(loops, Path.of(words[7]));
+            System.out.println("DONE " + words[1] + " " + loops.stream().mapToInt(records -> records.count).sum());
         }
     }
 

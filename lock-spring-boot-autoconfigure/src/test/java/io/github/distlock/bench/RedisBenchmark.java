@@ -54,7 +54,7 @@ final class RedisBenchmark {
     }
 
     /** @return the Redis server version, for the table's heading */
-    static String run(ResultTable table) throws Exception {
+    static String run(ResultTable table, boolean hotKeyOnly) throws Exception {
         try (RedisServer redis = RedisServer.start(false)) {
             String version = redis.command("INFO", "server").lines()
                 .filter(line -> line.startsWith("redis_version:"))
@@ -63,7 +63,7 @@ final class RedisBenchmark {
                 .orElse("unknown");
             System.out.println("[bench] redis R1: uncontended acquire+release");
             double floorRate = uncontended(redis, table);
-            handoffs(redis, floorRate, table);
+            handoffs(redis, floorRate, table, hotKeyOnly);
             return version;
         }
     }
@@ -122,7 +122,38 @@ final class RedisBenchmark {
         }
     }
 
-    private static void handoffs(RedisServer redis, double floorRate, ResultTable table) throws Exception {
+    /**
+     * R4: one hot key, 4 processes x 8 threads, unfair, empty section: the registry (local handoffs
+     * on, their window counted from each store acquisition since Redis does not report waiters)
+     * against Redisson's {@code RLock} on the same workers.
+     */
+    private static void hotKey(ContentionWindows windows, double floorRate, ResultTable table) throws Exception {
+        int threads = 8;
+        Contention unfair = new Contention(PROCESSES);
+        Contention redissonLock = new Contention(PROCESSES);
+        windows.measure("unfair", threads, WARMUP_RUN_NANOS, new Contention(PROCESSES));
+        windows.measure("redisson-lock", threads, WARMUP_RUN_NANOS, new Contention(PROCESSES));
+        for (String mode : List.of("unfair", "redisson-lock", "redisson-lock", "unfair")) {
+            windows.measure(mode, threads, WINDOW_NANOS, mode.equals("unfair") ? unfair : redissonLock);
+        }
+        table.add("R4", "hot key, 4 processes x 8 threads, unfair: acquisitions", ResultTable.rate(unfair.rate()),
+                "Redisson RLock " + ResultTable.rate(redissonLock.rate()),
+                ResultTable.ratio(unfair.rate() / redissonLock.rate()), ">= RLock", unfair.rate() >= redissonLock.rate());
+        table.add("R4", "hot key vs the floor's serial rate", ResultTable.rate(unfair.rate()),
+                "floor serial cycles " + ResultTable.rate(floorRate), ResultTable.ratio(unfair.rate() / floorRate),
+                ">= 5x floor", unfair.rate() >= 5 * floorRate);
+        table.add("R4", "hot key: least-served process", ResultTable.number("%.1f%% of acquisitions",
+                100 * unfair.leastShare()), "fair share 25% (" + unfair.shares() + "); RLock " + redissonLock.shares(),
+                ResultTable.ratio(unfair.leastShare() * PROCESSES), ">= 0.50x fair share",
+                unfair.leastShare() * PROCESSES >= 0.5);
+        table.info("R4", "hot key: wait in lock(), p99.9 / max", ResultTable.latency(unfair.waits()) + ", p99.9 "
+                + ResultTable.millis(unfair.waits().percentile(0.999)) + ", max "
+                + ResultTable.millis(unfair.waits().percentile(1.0)), "RLock " + ResultTable.latency(redissonLock.waits())
+                + ", max " + ResultTable.millis(redissonLock.waits().percentile(1.0)), "");
+    }
+
+    private static void handoffs(RedisServer redis, double floorRate, ResultTable table, boolean hotKeyOnly)
+            throws Exception {
         Path directory = Files.createTempDirectory("distlock-bench-redis-");
         List<JvmProcess> workers = new ArrayList<>();
         try {
@@ -135,6 +166,10 @@ final class RedisBenchmark {
                 worker.awaitLine(line -> line.startsWith("READY"), START_TIMEOUT);
             }
             ContentionWindows windows = new ContentionWindows("redis R2/R3", workers, directory);
+            if (hotKeyOnly) {
+                hotKey(windows, floorRate, table);
+                return;
+            }
             System.out.println("[bench] redis R2/R3: warming up the workers (not counted)");
             for (String mode : List.of("fair", "unfair", "redisson-lock", "redisson-fair")) {
                 windows.measure(mode, WARMUP_RUN_NANOS, new Contention(PROCESSES));
@@ -169,6 +204,7 @@ final class RedisBenchmark {
                     ResultTable.number("%.1f%% of acquisitions", 100 * leastShare),
                     "fair share 25% (" + unfair.shares() + ")", ResultTable.ratio(leastShare * PROCESSES),
                     ">= 0.50x fair share", leastShare * PROCESSES >= 0.5);
+            hotKey(windows, floorRate, table);
             table.info("R3", "Redisson RLock: least-served process; gap",
                     ResultTable.number("%.1f%% (%s)", 100 * redissonLock.leastShare(), redissonLock.shares()),
                     ResultTable.latency(redissonLock.gaps()), "unfair gap " + ResultTable.latency(unfair.gaps()));
