@@ -15,10 +15,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distlock.core.Wait;
 import io.github.distlock.store.LockStore;
+import io.github.distlock.store.QueuedBehindSignal;
 import io.github.distlock.store.StoreEntry;
 import org.jspecify.annotations.Nullable;
 
@@ -155,7 +155,7 @@ final class InMemoryLockStore implements LockStore {
         private volatile boolean holding;
 
         /** Told once when an entry is queued behind this one; see {@link #whenQueuedBehind}. */
-        private final AtomicReference<@Nullable Runnable> queuedBehind = new AtomicReference<>();
+        private final QueuedBehindSignal queuedBehind = new QueuedBehindSignal();
 
         MemoryEntry(String key, String thread) {
             this.key = key;
@@ -191,7 +191,7 @@ final class InMemoryLockStore implements LockStore {
                 }
                 else {
                     this.ahead = head.name();
-                    head.entryQueuedBehind();
+                    head.queuedBehind.fire();
                 }
                 return joined;
             });
@@ -248,22 +248,12 @@ final class InMemoryLockStore implements LockStore {
             release();
         }
 
-        /** Registered first, then checked: an entry queued meanwhile runs it from {@link #entryQueuedBehind()}. */
+        /** Entries queued before the registration are in the queue behind this one; later ones fire the signal. */
         @Override
         public boolean whenQueuedBehind(Runnable queuedBehind) {
-            this.queuedBehind.set(queuedBehind);
             Deque<MemoryEntry> queue = InMemoryLockStore.this.queues.get(this.key);
-            if (queue != null && queue.peekLast() != this) {
-                entryQueuedBehind();
-            }
+            this.queuedBehind.register(queuedBehind, queue != null && queue.peekLast() != this);
             return true;
-        }
-
-        private void entryQueuedBehind() {
-            Runnable told = this.queuedBehind.getAndSet(null);
-            if (told != null) {
-                told.run();
-            }
         }
 
         @Override

@@ -53,13 +53,9 @@ class LocalHandoffTests {
         InMemoryLockRegistry registry = new InMemoryLockRegistry(LONG_WINDOW);
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         new LockRegistryMetrics(registry).bindTo(meters);
-        FencedLock holder = registry.obtain("sku");
-        holder.lock();
-        long holderFence = holder.getFence();
-        Future<Long> waiter = this.threads.submit(() -> holdAndGetFence(registry.obtain("sku")));
-        awaitQueued(registry, "sku", 1);
-        holder.unlock();
-        long waiterFence = waiter.get(BOUND.toMillis(), MILLISECONDS);
+        long[] fences = holderThenQueuedWaiter(registry, false);
+        long holderFence = fences[0];
+        long waiterFence = fences[1];
         assertThat(Fences.pass(holderFence)).isZero();
         assertThat(waiterFence).isEqualTo(holderFence + 1);
         assertThat(Fences.storeFence(waiterFence)).isEqualTo(Fences.storeFence(holderFence));
@@ -72,13 +68,9 @@ class LocalHandoffTests {
     @Test
     void withoutLocalHandoffEveryAcquisitionGoesToTheStore() throws Exception {
         InMemoryLockRegistry registry = new InMemoryLockRegistry(LocalHandoff.DISABLED);
-        FencedLock holder = registry.obtain("sku");
-        holder.lock();
-        long holderFence = holder.getFence();
-        Future<Long> waiter = this.threads.submit(() -> holdAndGetFence(registry.obtain("sku")));
-        awaitQueued(registry, "sku", 1);
-        holder.unlock();
-        long waiterFence = waiter.get(BOUND.toMillis(), MILLISECONDS);
+        long[] fences = holderThenQueuedWaiter(registry, false);
+        long holderFence = fences[0];
+        long waiterFence = fences[1];
         assertThat(Fences.pass(waiterFence)).isZero();
         assertThat(Fences.storeFence(waiterFence)).isGreaterThan(Fences.storeFence(holderFence));
         assertThat(registry.getStatistics().getLocalHandoffs()).isZero();
@@ -87,13 +79,9 @@ class LocalHandoffTests {
     @Test
     void fairLocksNeverTakeAPass() throws Exception {
         InMemoryLockRegistry registry = new InMemoryLockRegistry(LONG_WINDOW);
-        FencedLock holder = registry.obtain("sku");
-        holder.lock();
-        long holderFence = holder.getFence();
-        Future<Long> waiter = this.threads.submit(() -> holdAndGetFence(registry.obtain("sku", true)));
-        awaitQueued(registry, "sku", 1);
-        holder.unlock();
-        long waiterFence = waiter.get(BOUND.toMillis(), MILLISECONDS);
+        long[] fences = holderThenQueuedWaiter(registry, true);
+        long holderFence = fences[0];
+        long waiterFence = fences[1];
         assertThat(Fences.pass(waiterFence)).isZero();
         assertThat(Fences.storeFence(waiterFence)).isGreaterThan(Fences.storeFence(holderFence));
         assertThat(registry.getStatistics().getLocalHandoffs()).isZero();
@@ -246,6 +234,20 @@ class LocalHandoffTests {
             .withMessage("Local handoff window must not be negative, but was PT-0.001S");
         assertThatIllegalArgumentException().isThrownBy(() -> new LocalHandoff(Duration.ZERO, Duration.ofSeconds(-2)))
             .withMessage("Local handoff linger must not be negative, but was PT-2S");
+    }
+
+    /**
+     * This thread holds "sku" unfairly, another thread queues for it, and this one unlocks.
+     * @return the holder's fence and the waiter's
+     */
+    private long[] holderThenQueuedWaiter(InMemoryLockRegistry registry, boolean fairWaiter) throws Exception {
+        FencedLock holder = registry.obtain("sku");
+        holder.lock();
+        long holderFence = holder.getFence();
+        Future<Long> waiter = this.threads.submit(() -> holdAndGetFence(registry.obtain("sku", fairWaiter)));
+        awaitQueued(registry, "sku", 1);
+        holder.unlock();
+        return new long[] { holderFence, waiter.get(BOUND.toMillis(), MILLISECONDS) };
     }
 
     private static long holdAndGetFence(FencedLock lock) {

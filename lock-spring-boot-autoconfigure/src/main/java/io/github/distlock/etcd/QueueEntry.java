@@ -7,7 +7,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
@@ -22,6 +21,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.github.distlock.core.Wait;
 import io.github.distlock.store.EntryLostException;
+import io.github.distlock.store.QueuedBehindSignal;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
 import org.jspecify.annotations.Nullable;
@@ -90,7 +90,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     private final AtomicLong newestSeen = new AtomicLong();
 
     /** Told once when an entry is queued behind ours; see {@link #whenQueuedBehind}. */
-    private final AtomicReference<@Nullable Runnable> queuedBehind = new AtomicReference<>();
+    private final QueuedBehindSignal queuedBehind = new QueuedBehindSignal();
 
     QueueEntry(EtcdLockStore store, String lockKey, ByteSequence root, ByteSequence value, EtcdSession session) {
         this.store = store;
@@ -398,7 +398,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         this.newestSeen.accumulateAndGet(createRevision, Math::max);
         long written = this.createRevision;
         if (written != NOT_WRITTEN && createRevision > written) {
-            entryQueuedBehind();
+            this.queuedBehind.fire();
         }
     }
 
@@ -409,26 +409,16 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
      */
     @Override
     public boolean whenQueuedBehind(Runnable queuedBehind) {
-        this.queuedBehind.set(queuedBehind);
         long written = this.createRevision;
-        if (written != NOT_WRITTEN && this.newestSeen.get() > written) {
-            entryQueuedBehind();
-        }
+        this.queuedBehind.register(queuedBehind, written != NOT_WRITTEN && this.newestSeen.get() > written);
         return true;
-    }
-
-    private void entryQueuedBehind() {
-        Runnable told = this.queuedBehind.getAndSet(null);
-        if (told != null) {
-            told.run();
-        }
     }
 
     @Override
     public void resync() {
         // Creations may have been missed too: assume someone queued behind.
         this.newestSeen.set(Long.MAX_VALUE);
-        entryQueuedBehind();
+        this.queuedBehind.fire();
         if (this.monitor.resync()) {
             this.verifier.request();
         }

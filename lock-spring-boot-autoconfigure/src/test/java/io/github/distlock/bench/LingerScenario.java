@@ -3,7 +3,6 @@ package io.github.distlock.bench;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -12,11 +11,7 @@ import io.github.distlock.LocalHandoff;
 import io.github.distlock.core.Fences;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.testsupport.EtcdCluster;
-import io.grpc.CallOptions;
-import io.grpc.Channel;
-import io.grpc.ClientCall;
-import io.grpc.ClientInterceptor;
-import io.grpc.MethodDescriptor;
+import io.github.distlock.testsupport.GrpcCallCounter;
 
 /**
  * Scenario 9: one thread re-acquires an unfair lock that no other process wants, with a linger
@@ -40,21 +35,13 @@ final class LingerScenario {
 
     static void run(EtcdCluster etcd, Client probe, UncontendedScenario.Floor floor, ResultTable table)
             throws Exception {
-        AtomicLong calls = new AtomicLong();
-        ClientInterceptor counting = new ClientInterceptor() {
-            @Override
-            public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options,
-                    Channel next) {
-                calls.incrementAndGet();
-                return next.newCall(method, options);
-            }
-        };
+        GrpcCallCounter calls = new GrpcCallCounter();
         Samples lingering = new Samples();
         Samples direct = new Samples();
         long lingerCalls;
         long lingerWrites;
         try (Client client = Client.builder().endpoints(etcd.clientEndpoints().toArray(String[]::new))
-            .interceptor(counting).build();
+            .interceptor(calls).build();
                 EtcdLockRegistry withLinger = registry(client, "/bench/s9-linger/",
                         new LocalHandoff(LocalHandoff.DEFAULT.window(), Duration.ofMillis(100)));
                 EtcdLockRegistry without = registry(client, "/bench/s9-direct/", LocalHandoff.DEFAULT)) {
@@ -67,11 +54,11 @@ final class LingerScenario {
                 }
             }
             long revisionBefore = revision(probe);
-            long callsBefore = calls.get();
+            long callsBefore = calls.calls();
             for (int i = 0; i < CYCLES; i++) {
                 cycle(lingeringLock, lingering);
             }
-            lingerCalls = calls.get() - callsBefore;
+            lingerCalls = calls.calls() - callsBefore;
             lingerWrites = revision(probe) - revisionBefore;
             for (int i = 0; i < DIRECT_CYCLES; i++) {
                 cycle(directLock, direct);

@@ -8,7 +8,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.etcd.jetcd.ByteSequence;
@@ -25,11 +24,7 @@ import io.github.distlock.LockSnapshot;
 import io.github.distlock.core.Fences;
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.testsupport.EtcdClusterExtension;
-import io.grpc.CallOptions;
-import io.grpc.Channel;
-import io.grpc.ClientCall;
-import io.grpc.ClientInterceptor;
-import io.grpc.MethodDescriptor;
+import io.github.distlock.testsupport.GrpcCallCounter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -122,17 +117,9 @@ class EtcdLockRegistryIntegrationTests {
      */
     @Test
     void aFairHandoffCostsTheNextWaiterNoEtcdCall() throws Exception {
-        AtomicLong calls = new AtomicLong();
-        ClientInterceptor counting = new ClientInterceptor() {
-            @Override
-            public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options,
-                    Channel next) {
-                calls.incrementAndGet();
-                return next.newCall(method, options);
-            }
-        };
+        GrpcCallCounter calls = new GrpcCallCounter();
         try (Client countedClient = Client.builder().endpoints(etcd.clientEndpoints().toArray(String[]::new))
-            .interceptor(counting).build();
+            .interceptor(calls).build();
                 EtcdLockRegistry waiters = newRegistry(countedClient, "waiters", Duration.ofSeconds(10))) {
             FencedLock holder = this.registry.obtain(this.key, true);
             holder.lock();
@@ -141,7 +128,7 @@ class EtcdLockRegistryIntegrationTests {
             Thread nextWaiter = new Thread(() -> {
                 FencedLock lock = waiters.obtain(this.key, true);
                 lock.lock();
-                next.complete(calls.get());
+                next.complete(calls.calls());
                 awaitQuietly(nextMayUnlock);
                 lock.unlock();
             });
@@ -154,7 +141,7 @@ class EtcdLockRegistryIntegrationTests {
                 return true;
             });
             await().atMost(LONG).until(() -> waiters.queuedWaiters(this.key) == 2);
-            long before = calls.get();
+            long before = calls.calls();
             holder.unlock();
             assertThat(next.get(LONG.toSeconds(), TimeUnit.SECONDS) - before)
                 .as("etcd calls of the waiters' client from the handoff to the next holder").isZero();
