@@ -149,6 +149,11 @@ final class LocalHandoffs {
         }
     }
 
+    /** The kept entry was lost: dropped at once rather than when its time is up. */
+    void keptEntryLost(KeyState state) {
+        submitCheck(state);
+    }
+
     private void arm(KeyState state, long delayNanos) {
         if (state.timerArmed.compareAndSet(false, true)) {
             TIMER.schedule(() -> submitCheck(state), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
@@ -161,7 +166,7 @@ final class LocalHandoffs {
 
     /**
      * Gives the kept entry back to the store if it is due: its time is up, it lingers and another
-     * entry queued behind it, or the store was closed. Runs on a release thread.
+     * entry queued behind it, it was lost, or the store was closed. Runs on a release thread.
      */
     private void check(KeyState state) {
         // Cleared before looking, so that an entry kept from now on arms a timer of its own.
@@ -181,7 +186,8 @@ final class LocalHandoffs {
                 return;
             }
             long now = System.nanoTime();
-            boolean due = now - kept.keptUntil >= 0 || (kept.lingering && kept.contended) || this.store.isClosed();
+            boolean due = now - kept.keptUntil >= 0 || (kept.lingering && kept.contended) || this.store.isClosed()
+                    || kept.entry.lostReason() != null;
             if (!due) {
                 arm(state, kept.keptUntil - now);
                 return;

@@ -432,9 +432,11 @@ public final class LockCore implements HoldLossListener {
 
     @Override
     public void holdLost(StoreEntry entry, String reason) {
-        if (LocalHandoffs.isKept(this.keyStates.get(entry.lockKey()), entry)) {
-            // No thread held it: the next unfair acquirer finds it lost and goes to the store.
+        KeyState state = this.keyStates.get(entry.lockKey());
+        if (state != null && LocalHandoffs.isKept(state, entry)) {
+            // No thread held it, so no hold was lost: the kept entry is dropped.
             logger.debug("Kept entry of lock '{}' lost while no thread held it: {}", entry.lockKey(), reason);
+            this.handoffs.keptEntryLost(state);
         }
         else if (!this.store.isClosed()) {
             this.statistics.holdLost();

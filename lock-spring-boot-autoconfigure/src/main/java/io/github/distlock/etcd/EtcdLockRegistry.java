@@ -154,6 +154,11 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
         return core().waitingThreadCount(key);
     }
 
+    /** Whether this process holds, waits for or keeps an entry of {@code key}. */
+    boolean hasStateFor(String key) {
+        return core().activeKeys().contains(key);
+    }
+
     /** The lease of the live session, or 0 if there is none. */
     long liveLeaseId() {
         return etcd().sessions().liveLeaseId();

@@ -203,6 +203,8 @@ class EtcdLocalHandoffIntegrationTests {
         lock.unlock();
         this.rawClient.getLeaseClient().revoke(entries().get(0).getLease()).get(10, TimeUnit.SECONDS);
         await().atMost(LONG).until(() -> registry.getStatistics().getSessionsLost() == 1);
+        // Dropped as soon as it was lost, not after the ten-minute linger.
+        await().atMost(LONG).until(() -> !registry.hasStateFor(this.key));
         lock.lock();
         long secondFence = lock.getFence();
         assertThat(lock.isLockedByCurrentThread()).isTrue();
