@@ -88,7 +88,7 @@ final class EntryCleanup {
             deleteUntilGone(entry);
             pendingWrite.whenComplete((response, failure) -> {
                 if (failure == null) {
-                    entry.writtenLate(response.getPutResponses().get(0).getHeader().getRevision());
+                    entry.writtenLate(QueueEntry.writtenAt(response));
                     deleteUntilGone(entry);
                 }
             });

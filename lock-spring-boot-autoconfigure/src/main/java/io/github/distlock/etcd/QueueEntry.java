@@ -42,9 +42,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Invariants: the fence is the entry's create revision, and entries own the lock in create
  * revision order, so fences of one key increase strictly. Every write to the entry's key is
- * conditional on its create revision, so a late or retried request never touches a newer
- * holder's key. An entry reports ownership only after a read that found its own key (so its lease)
- * alive and no older entry.
+ * conditional on its create revision (the put on there being none), so a late or retried request
+ * never touches a newer holder's key. An entry reports ownership only after a read that found its
+ * own key (so its lease) alive and no older entry.
  */
 final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
 
@@ -78,6 +78,9 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     private volatile @Nullable CompletableFuture<TxnResponse> write;
 
     private volatile long createRevision = NOT_WRITTEN;
+
+    /** The write was sent again: an attempt may still be applied later, so the slot is never reused. */
+    private volatile boolean sentTwice;
 
     /** Written to etcd and waiting behind an older entry. */
     private volatile boolean waiting;
@@ -274,24 +277,14 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     }
 
     /**
-     * Puts the entry and reads the newest entry before it, in one transaction.
+     * Puts the entry and reads the newest entries before it, in one transaction.
      * @return whether no entry is older than ours
      */
     private boolean enqueue(Wait attempt) throws StoreUnavailableException, InterruptedException, EntryLostException {
         this.monitor.beginRead();
-        CompletableFuture<TxnResponse> call = this.store.kv().txn()
-            .Then(Op.put(this.key, this.value, PutOption.builder().withLeaseId(this.session.leaseId()).build()),
-                    Op.get(this.root, GetOption.builder()
-                        .isPrefix(true)
-                        .withSortField(GetOption.SortTarget.CREATE)
-                        .withSortOrder(GetOption.SortOrder.DESCEND)
-                        .withLimit(WHOLE_QUEUE_READ)
-                        .build()))
-            .commit();
-        this.write = call;
         TxnResponse response;
         try {
-            response = EtcdCalls.await(call, attempt, "lock entry write");
+            response = writeEntry(attempt);
         }
         catch (StoreUnavailableException ex) {
             if (!EtcdCalls.isLeaseNotFound(ex)) {
@@ -306,14 +299,14 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
             throw lost(reason);
         }
         this.store.terms().observe(response);
-        long revision = response.getPutResponses().get(0).getHeader().getRevision();
+        long revision = writtenAt(response);
         this.createRevision = revision;
         // Settled: holding on to the response would cost a kilobyte per held lock.
         this.write = null;
         if (this.monitor.ownKeyDeletedAfter(revision)) {
             this.monitor.markLost(ENTRY_DELETED);
         }
-        GetResponse queue = response.getGetResponses().get(0);
+        GetResponse queue = response.getGetResponses().get(response.getGetResponses().size() - 1);
         List<KeyValue> older = new ArrayList<>();
         for (KeyValue kv : queue.getKvs()) {
             if (kv.getCreateRevision() < revision) {
@@ -328,6 +321,82 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
             this.monitor.endRead(older.get(0));
         }
         return older.isEmpty();
+    }
+
+    /**
+     * Sends the entry's write, and sends it again after every {@link EtcdLockStore#idempotentAttemptNanos()
+     * attempt interval} without an answer until {@code attempt} ends: a write forwarded to a leader
+     * that died or froze would otherwise wait out the whole request timeout. The first answer of
+     * any attempt counts.
+     *
+     * <p>Invariant: the put is conditional on the key not existing, and the key is this
+     * acquisition's alone (the slot is never reused once the write was sent twice), so however
+     * many attempts etcd applies, the entry is written at most once while it lives; an attempt
+     * applied after the entry was deleted leaves a key with our lease that nobody owns, which the
+     * {@linkplain EntryCleanup#sweepForGhosts() ghost sweep} deletes.
+     */
+    private TxnResponse writeEntry(Wait attempt) throws StoreUnavailableException, InterruptedException {
+        CompletableFuture<TxnResponse> firstAnswer = new CompletableFuture<>();
+        this.write = firstAnswer;
+        while (true) {
+            CompletableFuture<TxnResponse> call = entryWrite();
+            CompletableFuture<TxnResponse> answer = new CompletableFuture<>();
+            call.whenComplete((response, failure) -> {
+                if (failure == null) {
+                    firstAnswer.complete(response);
+                    answer.complete(response);
+                }
+                else {
+                    answer.completeExceptionally(failure);
+                }
+            });
+            // An earlier attempt answering now is as good as this one.
+            firstAnswer.thenAccept(answer::complete);
+            Wait slice = attempt.atMost(this.store.idempotentAttemptNanos());
+            boolean boundByAttempt = slice.deadlineNanos() == attempt.deadlineNanos();
+            try {
+                return EtcdCalls.await(answer, slice, "lock entry write");
+            }
+            catch (StoreUnavailableException ex) {
+                if (boundByAttempt || !(ex.getCause() instanceof TimeoutException)) {
+                    throw ex;
+                }
+                // Its outcome is unknown: it may still be applied, even after the entry is gone.
+                this.sentTwice = true;
+                this.store.cleanup().sweepForGhosts();
+            }
+        }
+    }
+
+    /** One attempt of the entry's write: put it unless it exists, and read the queue up to it. */
+    private CompletableFuture<TxnResponse> entryWrite() {
+        GetOption newestFirst = GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.DESCEND)
+            .withLimit(WHOLE_QUEUE_READ)
+            .build();
+        return this.store.kv().txn()
+            .If(new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+            .Then(Op.put(this.key, this.value, PutOption.builder().withLeaseId(this.session.leaseId()).build()),
+                    Op.get(this.root, newestFirst))
+            .Else(Op.get(this.key, GetOption.DEFAULT), Op.get(this.root, newestFirst))
+            .commit();
+    }
+
+    /**
+     * The revision an {@link #entryWrite() entry write} put the entry at, or, if an earlier
+     * attempt had put it, the revision that attempt put it at.
+     */
+    static long writtenAt(TxnResponse response) {
+        if (response.isSucceeded()) {
+            return response.getPutResponses().get(0).getHeader().getRevision();
+        }
+        List<KeyValue> own = response.getGetResponses().get(0).getKvs();
+        if (own.isEmpty()) {
+            throw new IllegalStateException("etcd answered an entry write with neither a put nor the entry");
+        }
+        return own.get(0).getCreateRevision();
     }
 
     /**
@@ -535,10 +604,10 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
 
     /**
      * etcd answered a compare-and-delete of this entry: the key is gone. Its number may be reused,
-     * unless the entry's write never got an answer (it could still appear).
+     * unless the entry's write never got an answer or was sent twice (it could still appear).
      */
     void confirmedGone() {
-        if (this.createRevision != NOT_WRITTEN && this.write == null) {
+        if (this.createRevision != NOT_WRITTEN && this.write == null && !this.sentTwice) {
             returnSlot();
         }
     }

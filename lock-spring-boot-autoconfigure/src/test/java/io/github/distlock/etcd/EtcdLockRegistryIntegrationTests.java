@@ -501,6 +501,30 @@ class EtcdLockRegistryIntegrationTests {
     }
 
     @Test
+    void entryWrittenByAnAttemptWhoseAnswerWasLostIsAdoptedNotWrittenTwice() throws Exception {
+        FencedLock warmUp = this.registry.obtain("warm-" + this.key);
+        warmUp.lock();
+        KeyValue warmEntry = entries("warm-" + this.key).get(0);
+        warmUp.unlock();
+        // The next acquisition reuses that entry's number. Put its key first, under the session
+        // lease, as a first attempt would that etcd applied but whose answer never came back.
+        String suffix = text(warmEntry.getKey()).substring(text(root("warm-" + this.key)).length());
+        ByteSequence entryKey = root(this.key).concat(ByteSequence.from(suffix, StandardCharsets.UTF_8));
+        long writtenAt = this.rawClient.getKVClient()
+            .put(entryKey, warmEntry.getValue(), PutOption.builder().withLeaseId(warmEntry.getLease()).build())
+            .get(10, TimeUnit.SECONDS).getHeader().getRevision();
+
+        FencedLock lock = this.registry.obtain(this.key);
+        assertThat(lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        List<KeyValue> entries = entries(this.key);
+        assertThat(entries).extracting(KeyValue::getKey).containsExactly(entryKey);
+        assertThat(entries.get(0).getVersion()).as("writes of the entry").isEqualTo(1);
+        assertThat(Fences.storeFence(lock.getFence())).as("store fence").isEqualTo(writtenAt);
+        lock.unlock();
+        assertThat(entries(this.key)).isEmpty();
+    }
+
+    @Test
     void entryWrittenAfterItsAcquisitionGaveUpIsSweptFromTheSessionLease() throws Exception {
         FencedLock held = this.registry.obtain("held-" + this.key);
         held.lock();
