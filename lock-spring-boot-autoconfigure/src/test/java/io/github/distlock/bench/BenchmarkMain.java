@@ -56,10 +56,10 @@ public final class BenchmarkMain {
             etcdVersion = client.getMaintenanceClient().statusMember(etcd.clientEndpoint()).get().getVersion();
             System.out.println("[bench] scenario 1: uncontended acquire+release");
             UncontendedScenario.Floor floor = UncontendedScenario.run(client, table);
-            // A second argument runs only the floor and some scenarios: "hot" (8, 9) or "app" (10).
+            // A second argument runs only the floor and some scenarios: "handoff" (2, 3), "hot" (8, 9) or "app" (10).
             String only = (args.length > 1) ? args[1] : "all";
             boolean all = only.equals("all");
-            if (all) {
+            if (all || only.equals("handoff")) {
                 HandoffScenario.run(etcd, client, floor, table);
             }
             if (all || only.equals("hot")) {

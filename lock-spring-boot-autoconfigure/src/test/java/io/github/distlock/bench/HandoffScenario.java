@@ -101,7 +101,7 @@ final class HandoffScenario {
         long oneWrite = floor.writes().median();
         table.add("2", "fair handoff, 4 processes: acquisitions", ResultTable.rate(fair.rate()),
                 "floor serial cycles " + ResultTable.rate(floorRate), ResultTable.ratio(fair.rate() / floorRate),
-                ">= 0.60x floor", fair.rate() >= 0.6 * floorRate);
+                ">= 0.75x floor", fair.rate() >= 0.75 * floorRate);
         table.add("2", "fair handoff gap (release -> next holder returns)", ResultTable.latency(fair.gaps()),
                 "one etcd write: median " + ResultTable.millis(oneWrite),
                 ResultTable.ratio((double) fair.gaps().median() / oneWrite), "p99 < 15 ms",
