@@ -58,6 +58,14 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
      */
     private static final int WHOLE_QUEUE_READ = 16;
 
+    /** The queue read of an entry write: the newest {@value #WHOLE_QUEUE_READ} entries of the key. */
+    private static final GetOption NEWEST_FIRST = GetOption.builder()
+        .isPrefix(true)
+        .withSortField(GetOption.SortTarget.CREATE)
+        .withSortOrder(GetOption.SortOrder.DESCEND)
+        .withLimit(WHOLE_QUEUE_READ)
+        .build();
+
     private final EtcdLockStore store;
 
     private final String lockKey;
@@ -370,17 +378,11 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
 
     /** One attempt of the entry's write: put it unless it exists, and read the queue up to it. */
     private CompletableFuture<TxnResponse> entryWrite() {
-        GetOption newestFirst = GetOption.builder()
-            .isPrefix(true)
-            .withSortField(GetOption.SortTarget.CREATE)
-            .withSortOrder(GetOption.SortOrder.DESCEND)
-            .withLimit(WHOLE_QUEUE_READ)
-            .build();
         return this.store.kv().txn()
             .If(new Cmp(this.key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
             .Then(Op.put(this.key, this.value, PutOption.builder().withLeaseId(this.session.leaseId()).build()),
-                    Op.get(this.root, newestFirst))
-            .Else(Op.get(this.key, GetOption.DEFAULT), Op.get(this.root, newestFirst))
+                    Op.get(this.root, NEWEST_FIRST))
+            .Else(Op.get(this.key, GetOption.DEFAULT), Op.get(this.root, NEWEST_FIRST))
             .commit();
     }
 
