@@ -3,7 +3,7 @@ package io.github.distlock.core;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.distlock.store.StoreEntry;
@@ -47,15 +47,23 @@ final class KeyState {
 
     /**
      * One unfair store entry of this process from its acquisition to its release to the store,
-     * across the threads it is passed to. Fields other than the contention fields are touched
-     * only by the thread that holds the unfair gate.
+     * across the threads it is passed to. Fields other than the contention fields and the status
+     * are touched only by the thread that holds the unfair gate.
      */
     static final class Tenure {
 
+        /** Who has the entry: a thread, the process between holds, or no one any more. */
+        enum Status { HELD, KEPT, ENDED }
+
         final StoreEntry entry;
 
-        /** When the entry started owning the key. */
-        final long heldSince;
+        /**
+         * Guarded by the tenure's monitor, and changed there only after a last look at the
+         * entry's loss: a loss the store reports is then either seen by the change (the entry is
+         * not kept, or not taken) or classified after it, so it counts as a lost hold exactly when
+         * a thread has the entry.
+         */
+        private Status status = Status.HELD;
 
         /** Whether another entry is known (or, where the store cannot tell, assumed) to wait behind this one. */
         volatile boolean contended;
@@ -75,9 +83,53 @@ final class KeyState {
         /** While kept without a holder: when the timer gives it back to the store if no thread took it. */
         long keptUntil;
 
-        Tenure(StoreEntry entry, long heldSince) {
+        Tenure(StoreEntry entry) {
             this.entry = entry;
-            this.heldSince = heldSince;
+        }
+
+        /**
+         * A holding thread leaves the entry to the process.
+         * @return false if it was lost: then it stays held, and the loss is the holder's
+         */
+        synchronized boolean keepIfAlive() {
+            if (this.entry.lostReason() != null) {
+                return false;
+            }
+            this.status = Status.KEPT;
+            return true;
+        }
+
+        /**
+         * A thread takes the kept entry.
+         * @return false if it was lost meanwhile: then it ended, with no hold lost
+         */
+        synchronized boolean takeIfAlive() {
+            if (this.entry.lostReason() != null) {
+                this.status = Status.ENDED;
+                return false;
+            }
+            this.status = Status.HELD;
+            return true;
+        }
+
+        /** The process gives the kept entry back to the store (or drops it): a loss from now on is no lost hold. */
+        synchronized void end() {
+            this.status = Status.ENDED;
+        }
+
+        /** @return who has the entry now */
+        synchronized Status status() {
+            return this.status;
+        }
+    }
+
+    /** A scheduled check of {@link #kept}, due at {@link #deadline} (a {@link System#nanoTime()}). */
+    static final class ReleaseTimer {
+
+        final long deadline;
+
+        ReleaseTimer(long deadline) {
+            this.deadline = deadline;
         }
     }
 
@@ -91,14 +143,22 @@ final class KeyState {
     final Set<StoreEntry> pending = ConcurrentHashMap.newKeySet(2);
 
     /**
+     * The latest unfair tenure of this process on the key. Tenures follow one another under
+     * {@link #unfairGate} (one ends before the next starts), so a loss the store reports for an
+     * unfair entry of this process that is still in use is a loss of this tenure's entry.
+     */
+    volatile @Nullable Tenure tenure;
+
+    /**
      * The unfair entry this process owns while none of its threads holds it. Written only by the
      * thread holding {@link #unfairGate}; volatile for the timer's check without the gate.
-     * Invariant: while it is set, it counts as one of {@link #users}, and a release timer is armed.
+     * Invariant: while it is set, it counts as one of {@link #users}, and a check of it is
+     * scheduled no later than its {@link Tenure#keptUntil}.
      */
     volatile @Nullable Tenure kept;
 
-    /** Whether a release timer of {@link #kept} is scheduled and has not started its check. */
-    final AtomicBoolean timerArmed = new AtomicBoolean();
+    /** The earliest scheduled check of {@link #kept} that has not fired yet, if any. */
+    final AtomicReference<@Nullable ReleaseTimer> releaseTimer = new AtomicReference<>();
 
     int users;
 

@@ -73,14 +73,14 @@ final class LocalHandoffs {
      * @return the tenure, which the hold of pass 0 carries
      */
     KeyState.Tenure started(KeyState state, StoreEntry entry) {
-        long now = System.nanoTime();
-        KeyState.Tenure tenure = new KeyState.Tenure(entry, now);
+        KeyState.Tenure tenure = new KeyState.Tenure(entry);
         if (enabled() && !entry.whenQueuedBehind(() -> queuedBehind(state, tenure))) {
             // The store cannot tell: assume someone waits from the start, so passes end after the window.
-            tenure.contendedSince = now;
+            tenure.contendedSince = System.nanoTime();
             tenure.contended = true;
             tenure.reportsQueue = false;
         }
+        state.tenure = tenure;
         return tenure;
     }
 
@@ -93,10 +93,11 @@ final class LocalHandoffs {
         if (kept == null) {
             return null;
         }
+        boolean alive = kept.takeIfAlive();
         state.kept = null;
         // The taker is a user of the state itself: the kept entry's reference goes.
         this.releaseState.accept(state);
-        if (kept.entry.lostReason() != null) {
+        if (!alive) {
             // Lost while no thread held it: nobody to tell, only what is left to remove.
             kept.entry.discard();
             return null;
@@ -109,7 +110,7 @@ final class LocalHandoffs {
      * Decides, at the last unlock of an unfair hold whose entry is alive, whether the process
      * keeps the entry instead of releasing it. Called by the thread holding the unfair gate.
      * @return whether the entry is kept; the releasing thread's reference on the state then
-     * passes to it
+     * passes to it. Not kept if it was lost: the caller reports the lost hold.
      */
     boolean keep(KeyState state, KeyState.Tenure tenure) {
         if (!enabled() || tenure.pass >= Fences.MAX_PASS || this.store.isClosed()) {
@@ -135,8 +136,17 @@ final class LocalHandoffs {
             tenure.lingering = true;
             tenure.keptUntil = now + this.lingerNanos;
         }
+        if (!tenure.keepIfAlive()) {
+            return false;
+        }
         state.kept = tenure;
-        arm(state, tenure.keptUntil - now);
+        arm(state, tenure.keptUntil);
+        // The store's signals look at kept after setting what they signal, and this looks at what
+        // they set after setting kept (all volatile): a signal that came while the decision was
+        // made is seen here, or its own look saw kept and it checks.
+        if ((tenure.lingering && tenure.contended) || tenure.entry.lostReason() != null) {
+            submitCheck(state);
+        }
         return true;
     }
 
@@ -149,14 +159,47 @@ final class LocalHandoffs {
         }
     }
 
-    /** The kept entry was lost: dropped at once rather than when its time is up. */
-    void keptEntryLost(KeyState state) {
-        submitCheck(state);
+    /**
+     * Tells a loss that the store reports for {@code entry} apart from a lost hold: an unfair
+     * entry that the process keeps with no thread holding it (it is dropped at once rather than
+     * when its time is up), or that it is giving back, was not held.
+     * @return whether a thread of the process had the entry, so that the loss is a lost hold
+     */
+    boolean isHoldLoss(KeyState state, StoreEntry entry) {
+        KeyState.Tenure tenure = state.tenure;
+        KeyState.Tenure.Status status = (tenure != null && tenure.entry == entry) ? tenure.status() : null;
+        if (status == null || status == KeyState.Tenure.Status.HELD) {
+            return true;
+        }
+        if (status == KeyState.Tenure.Status.KEPT) {
+            submitCheck(state);
+        }
+        return false;
     }
 
-    private void arm(KeyState state, long delayNanos) {
-        if (state.timerArmed.compareAndSet(false, true)) {
-            TIMER.schedule(() -> submitCheck(state), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    /**
+     * Schedules a check at {@code deadline}, unless one is already scheduled no later; an earlier
+     * one replaces a later one, whose check the earlier one's schedules again if still needed.
+     */
+    private void arm(KeyState state, long deadline) {
+        while (true) {
+            KeyState.ReleaseTimer armed = state.releaseTimer.get();
+            if (armed != null && armed.deadline - deadline <= 0) {
+                return;
+            }
+            KeyState.ReleaseTimer timer = new KeyState.ReleaseTimer(deadline);
+            if (state.releaseTimer.compareAndSet(armed, timer)) {
+                TIMER.schedule(() -> fired(state, timer), Math.max(0, deadline - System.nanoTime()),
+                        TimeUnit.NANOSECONDS);
+                return;
+            }
+        }
+    }
+
+    private void fired(KeyState state, KeyState.ReleaseTimer timer) {
+        // Cleared before the check, so that the check (or an entry kept from now on) can arm again.
+        if (state.releaseTimer.compareAndSet(timer, null)) {
+            submitCheck(state);
         }
     }
 
@@ -169,14 +212,12 @@ final class LocalHandoffs {
      * entry queued behind it, it was lost, or the store was closed. Runs on a release thread.
      */
     private void check(KeyState state) {
-        // Cleared before looking, so that an entry kept from now on arms a timer of its own.
-        state.timerArmed.set(false);
         if (state.kept == null) {
             return;
         }
         if (!state.unfairGate.tryLock()) {
             // A thread is passing the gate, and takes the entry; look again shortly in case it was the giver.
-            arm(state, BUSY_RECHECK_NANOS);
+            arm(state, System.nanoTime() + BUSY_RECHECK_NANOS);
             return;
         }
         KeyState.Tenure released = null;
@@ -189,10 +230,11 @@ final class LocalHandoffs {
             boolean due = now - kept.keptUntil >= 0 || (kept.lingering && kept.contended) || this.store.isClosed()
                     || kept.entry.lostReason() != null;
             if (!due) {
-                arm(state, kept.keptUntil - now);
+                arm(state, kept.keptUntil);
                 return;
             }
-            // Still kept during the release, so that a loss the release finds is not reported as a lost hold.
+            // Ended before the release, so that a loss the release finds is not reported as a lost hold.
+            kept.end();
             releaseToStore(kept.entry);
             state.kept = null;
             released = kept;
@@ -225,12 +267,6 @@ final class LocalHandoffs {
         catch (RuntimeException ex) {
             logger.warn("Release of lock '{}' (store fence {}) failed", entry.lockKey(), entry.fence(), ex);
         }
-    }
-
-    /** @return whether {@code entry} is the one the process keeps for {@code state}'s key, held by no thread */
-    static boolean isKept(@Nullable KeyState state, StoreEntry entry) {
-        KeyState.Tenure kept = (state != null) ? state.kept : null;
-        return kept != null && kept.entry == entry;
     }
 
     private static ScheduledExecutorService timer() {

@@ -141,8 +141,7 @@ public final class LockCore implements HoldLossListener {
                 }
                 StoreEntry entry = acquireFromStore(state, wait, lock, start);
                 if (entry != null) {
-                    KeyState.Tenure tenure = passedGate ? this.handoffs.started(state, entry) : null;
-                    KeyState.Hold hold = new KeyState.Hold(entry, tenure, 0);
+                    KeyState.Hold hold = newHold(state, entry, passedGate);
                     state.holds.put(current, hold);
                     acquired = true;
                     this.statistics.acquired();
@@ -167,6 +166,23 @@ public final class LockCore implements HoldLossListener {
             if (!acquired) {
                 releaseState(state);
             }
+        }
+    }
+
+    /** The first hold of an entry that owns its key; the entry is released if that fails (a store defect). */
+    private KeyState.Hold newHold(KeyState state, StoreEntry entry, boolean passedGate) {
+        try {
+            KeyState.Tenure tenure = passedGate ? this.handoffs.started(state, entry) : null;
+            return new KeyState.Hold(entry, tenure, 0);
+        }
+        catch (RuntimeException | Error ex) {
+            try {
+                entry.release();
+            }
+            catch (StoreUnavailableException | RuntimeException releaseFailure) {
+                ex.addSuppressed(releaseFailure);
+            }
+            throw ex;
         }
     }
 
@@ -300,22 +316,14 @@ public final class LockCore implements HoldLossListener {
             return;
         }
         state.holds.remove(current);
-        String lost = entry.lostReason();
         boolean kept = false;
+        String lost = null;
         try {
-            if (lost == null && hold.tenure != null && this.handoffs.keep(state, hold.tenure)) {
-                // No store call: the next unfair holder of this process takes the entry, or the timer releases it.
-                kept = true;
-            }
-            else if (lost != null) {
-                entry.discard();
-            }
-            else if (!entry.release()) {
-                lost = Objects.requireNonNullElse(entry.lostReason(),
-                        "the lock entry was already gone from " + this.store.describe());
-            }
-            else {
-                logger.debug("Released lock '{}' with fence {}", key, hold.fence);
+            // Not kept if lost, which keep looks at last. Kept: no store call, the next unfair holder of
+            // this process takes the entry, or the timer releases it.
+            kept = hold.tenure != null && this.handoffs.keep(state, hold.tenure);
+            if (!kept) {
+                lost = releaseToStore(entry, hold.fence);
             }
         }
         catch (StoreUnavailableException ex) {
@@ -333,6 +341,21 @@ public final class LockCore implements HoldLossListener {
         if (lost != null) {
             throw new LockLostException(key, hold.fence, lost);
         }
+    }
+
+    /** @return why the hold was lost, or {@code null} if the entry was released */
+    private @Nullable String releaseToStore(StoreEntry entry, long fence) throws StoreUnavailableException {
+        String lost = entry.lostReason();
+        if (lost != null) {
+            entry.discard();
+            return lost;
+        }
+        if (!entry.release()) {
+            return Objects.requireNonNullElse(entry.lostReason(),
+                    "the lock entry was already gone from " + this.store.describe());
+        }
+        logger.debug("Released lock '{}' with fence {}", entry.lockKey(), fence);
+        return null;
     }
 
     long fence(String key) {
@@ -433,10 +456,8 @@ public final class LockCore implements HoldLossListener {
     @Override
     public void holdLost(StoreEntry entry, String reason) {
         KeyState state = this.keyStates.get(entry.lockKey());
-        if (state != null && LocalHandoffs.isKept(state, entry)) {
-            // No thread held it, so no hold was lost: the kept entry is dropped.
+        if (state != null && !this.handoffs.isHoldLoss(state, entry)) {
             logger.debug("Kept entry of lock '{}' lost while no thread held it: {}", entry.lockKey(), reason);
-            this.handoffs.keptEntryLost(state);
         }
         else if (!this.store.isClosed()) {
             this.statistics.holdLost();

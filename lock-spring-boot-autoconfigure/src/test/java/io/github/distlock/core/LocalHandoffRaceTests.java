@@ -1,0 +1,319 @@
+package io.github.distlock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.distlock.FencedLock;
+import io.github.distlock.LocalHandoff;
+import io.github.distlock.LockLostException;
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
+import io.github.distlock.store.HoldLossListener;
+import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreEntry;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Local handoffs when a store's signals (a loss, an entry queued behind) arrive in the middle of
+ * the core's own steps: a scripted store makes them arrive at exactly that point, which real
+ * stores only do by chance. The store itself is not under test here; every store's own loss and
+ * queue signals are tested against its real server.
+ */
+class LocalHandoffRaceTests {
+
+    private static final Duration BOUND = Duration.ofSeconds(30);
+
+    /** Long enough that only a release on a signal, not the timer, lets a test pass. */
+    private static final LocalHandoff LONG_LINGER = new LocalHandoff(Duration.ofMinutes(1), Duration.ofMinutes(1));
+
+    private final ScriptedStore store = new ScriptedStore();
+
+    private final LockStatistics.Recorder statistics = LockStatistics.recorder();
+
+    /** The store reports a loss while a thread takes the lingering entry: no thread held it, so no hold was lost. */
+    @Test
+    void aKeptEntryLostWhileBeingTakenIsNotReportedAsALostHold() throws Exception {
+        LockCore core = core(LONG_LINGER);
+        FencedLock lock = core.obtain("sku", false);
+        lock.lock();
+        lock.unlock();
+        ScriptedEntry kept = this.store.entries.get(0);
+        kept.onNextLostReasonRead(() -> kept.lose("lease expired", core));
+        lock.lock();
+        try {
+            assertThat(this.store.entries).as("a new entry instead of the lost one").hasSize(2);
+            assertThat(Fences.storeFence(lock.getFence())).isEqualTo(this.store.entries.get(1).fence());
+        }
+        finally {
+            lock.unlock();
+        }
+        assertThat(this.statistics.statistics().getHoldsLost()).as("holds lost").isZero();
+        assertThat(kept.discarded.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("lost entry discarded").isTrue();
+    }
+
+    /** A loss while a thread holds the entry is a lost hold: reported once, and its unlock says so. */
+    @Test
+    void aLossWhileAThreadHoldsTheKeptEntryIsReportedOnce() {
+        LockCore core = core(LONG_LINGER);
+        FencedLock lock = core.obtain("sku", false);
+        lock.lock();
+        lock.unlock();
+        lock.lock();
+        this.store.entries.get(0).lose("lease expired", core);
+        assertThat(this.statistics.statistics().getHoldsLost()).isOne();
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class).hasMessageContaining("lease expired");
+        assertThat(this.store.entries).hasSize(1);
+    }
+
+    /**
+     * The store reports a loss after the unlocking thread last looked and before the entry is
+     * kept: the unlock reports the lost hold, and the entry does not linger.
+     */
+    @Test
+    void anEntryLostWhileItsUnlockDecidesToKeepItIsNotKept() throws Exception {
+        LockCore core = core(LONG_LINGER);
+        FencedLock lock = core.obtain("sku", false);
+        lock.lock();
+        ScriptedEntry entry = this.store.entries.get(0);
+        this.store.onNextIsClosed(() -> entry.lose("lease expired", core));
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class).hasMessageContaining("lease expired");
+        assertThat(this.statistics.statistics().getHoldsLost()).isOne();
+        assertThat(entry.discarded.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("lost entry discarded").isTrue();
+        await().atMost(BOUND).until(() -> core.activeKeys().isEmpty());
+    }
+
+    /**
+     * A pending timer of a long linger must not stand in for the short one of an entry kept for a
+     * local waiter that then gave up: the entry goes back to the store when the window ends.
+     */
+    @Test
+    void anEntryKeptForAWaiterThatGaveUpGoesBackWhenTheWindowEndsDespiteALingerTimer() throws Exception {
+        LocalHandoffs handoffs = new LocalHandoffs(this.store, new LocalHandoff(Duration.ofMillis(100),
+                Duration.ofMinutes(1)), (state) -> { });
+        KeyState state = new KeyState("sku");
+        ScriptedEntry entry = this.store.newEntry("sku", Wait.untimed(false));
+        state.unfairGate.lock();
+        KeyState.Tenure tenure = handoffs.started(state, entry);
+        assertThat(handoffs.keep(state, tenure)).as("lingers, with a timer at the end of the linger").isTrue();
+        assertThat(state.kept).isSameAs(tenure);
+        assertThat(handoffs.take(state)).as("taken again").isNotNull();
+        // A thread queues at the gate, and passes it after this one left without taking the entry.
+        CompletableFuture<Boolean> passer = CompletableFuture.supplyAsync(() -> passGate(state));
+        await().atMost(BOUND).until(state.unfairGate::hasQueuedThreads);
+        assertThat(handoffs.keep(state, tenure)).as("kept for the waiter for one window").isTrue();
+        state.unfairGate.unlock();
+        assertThat(passer.get(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        assertThat(entry.released.await(BOUND.toMillis(), TimeUnit.MILLISECONDS))
+            .as("released when the window ended, long before the linger").isTrue();
+    }
+
+    /** A store fence out of range fails the acquisition, and the entry it got does not stay in the store. */
+    @Test
+    void anAcquisitionThatFailsAfterTheStoreGaveTheKeyReleasesTheEntry() {
+        LockCore core = core(LONG_LINGER);
+        this.store.nextFence.set(-1);
+        FencedLock lock = core.obtain("sku", false);
+        assertThatIllegalStateException().isThrownBy(lock::lock).withMessageContaining("Store fence -1");
+        assertThat(this.store.entries.get(0).released.getCount()).as("entry released").isZero();
+        assertThat(core.activeKeys()).isEmpty();
+        this.store.nextFence.set(100);
+        assertThat(lock.tryLock()).as("the gate was left open").isTrue();
+        lock.unlock();
+    }
+
+    private LockCore core(LocalHandoff localHandoff) {
+        LockCore core = new LockCore(this.store, this.statistics, "test-process", localHandoff);
+        return core;
+    }
+
+    private static boolean passGate(KeyState state) {
+        try {
+            if (!state.unfairGate.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
+                return false;
+            }
+            state.unfairGate.unlock();
+            return true;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Every entry gets the key at once; the test decides when the store sees it closed. */
+    static final class ScriptedStore implements LockStore {
+
+        final List<ScriptedEntry> entries = new CopyOnWriteArrayList<>();
+
+        final AtomicLong nextFence = new AtomicLong(1);
+
+        private final AtomicReference<@Nullable Runnable> onNextIsClosed = new AtomicReference<>();
+
+        void onNextIsClosed(Runnable action) {
+            this.onNextIsClosed.set(action);
+        }
+
+        @Override
+        public ScriptedEntry newEntry(String key, Wait attempt) {
+            ScriptedEntry entry = new ScriptedEntry(key, this.nextFence.getAndIncrement());
+            this.entries.add(entry);
+            return entry;
+        }
+
+        @Override
+        public LockSnapshot read(String key, int maxEntries, boolean withLeases) {
+            throw new UnsupportedOperationException("not read by these tests");
+        }
+
+        @Override
+        public NamespaceSnapshot readAll(int maxEntries) {
+            throw new UnsupportedOperationException("not read by these tests");
+        }
+
+        @Override
+        public CompletableFuture<Void> connect() {
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public String namespace() {
+            return "scripted";
+        }
+
+        @Override
+        public long requestTimeoutNanos() {
+            return BOUND.toNanos();
+        }
+
+        @Override
+        public boolean isSessionAlive() {
+            return true;
+        }
+
+        @Override
+        public @Nullable Duration sessionRenewalAge() {
+            return null;
+        }
+
+        @Override
+        public String describe() {
+            return "scripted store";
+        }
+
+        @Override
+        public void checkOpen() {
+        }
+
+        @Override
+        public boolean isClosed() {
+            Runnable action = this.onNextIsClosed.getAndSet(null);
+            if (action != null) {
+                action.run();
+            }
+            return false;
+        }
+    }
+
+    /** Owns its key as soon as it acquires; lost only when a test says so, at the point it chooses. */
+    static final class ScriptedEntry implements StoreEntry {
+
+        final CountDownLatch released = new CountDownLatch(1);
+
+        final CountDownLatch discarded = new CountDownLatch(1);
+
+        private final String key;
+
+        private final long fence;
+
+        private final AtomicReference<@Nullable Runnable> onNextLostReasonRead = new AtomicReference<>();
+
+        private volatile @Nullable String lostReason;
+
+        private volatile boolean holding;
+
+        ScriptedEntry(String key, long fence) {
+            this.key = key;
+            this.fence = fence;
+        }
+
+        void onNextLostReasonRead(Runnable action) {
+            this.onNextLostReasonRead.set(action);
+        }
+
+        /** As a store does: the reason first, then the listener. */
+        void lose(String reason, HoldLossListener listener) {
+            this.lostReason = reason;
+            listener.holdLost(this, reason);
+        }
+
+        @Override
+        public String lockKey() {
+            return this.key;
+        }
+
+        @Override
+        public boolean acquire(Wait wait, Wait attempt) {
+            this.holding = true;
+            return true;
+        }
+
+        @Override
+        public long fence() {
+            return this.fence;
+        }
+
+        @Override
+        public @Nullable String ahead() {
+            return null;
+        }
+
+        @Override
+        public @Nullable String lostReason() {
+            Runnable action = this.onNextLostReasonRead.getAndSet(null);
+            if (action != null) {
+                action.run();
+            }
+            return this.lostReason;
+        }
+
+        @Override
+        public boolean isWaiting() {
+            return false;
+        }
+
+        @Override
+        public boolean isHolding() {
+            return this.holding;
+        }
+
+        @Override
+        public boolean release() {
+            this.holding = false;
+            this.released.countDown();
+            return this.lostReason == null;
+        }
+
+        @Override
+        public void discard() {
+            this.holding = false;
+            this.discarded.countDown();
+        }
+
+        @Override
+        public boolean whenQueuedBehind(Runnable queuedBehind) {
+            return true;
+        }
+    }
+}
