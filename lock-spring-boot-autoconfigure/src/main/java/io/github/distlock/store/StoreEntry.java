@@ -5,8 +5,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One acquisition's entry in a store: written once, owns its key when every older entry of the
- * key is gone, and is then released or lost. {@link #acquire}, {@link #release()} and
- * {@link #discard()} are called by the acquiring thread, one at a time; the queries
+ * key is gone, and is then released or lost. {@link #acquire}, then {@link #release()} or
+ * {@link #discard()}, are called one at a time, though not always by one thread:
+ * the core may pass a held entry to another thread of the process, or release it from its own
+ * release thread (see {@link io.github.distlock.LocalHandoff}); the queries
  * ({@link #lockKey()}, {@link #fence()}, {@link #ahead()}, {@link #lostReason()},
  * {@link #isWaiting()}, {@link #isHolding()}) may be called by any thread at any time.
  */
