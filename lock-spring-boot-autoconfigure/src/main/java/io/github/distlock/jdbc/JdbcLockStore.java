@@ -695,7 +695,7 @@ final class JdbcLockStore implements LockStore {
         try {
             if (this.notifications == null && !this.closed) {
                 JdbcNotifications started = new JdbcNotifications(this.dataSource, current.channel, this::notified,
-                        this::wakeAll, this.where);
+                        this::wakeAll, this.where, this.requestTimeoutNanos);
                 this.notifications = started;
                 started.start();
             }

@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * for as long as the registry lives (the one connection a registry keeps), and one thread that
  * passes each notified fence (the next entry of a released key) to the store. When the connection
  * fails it is replaced, and every waiter reads its queue again, since notifications sent meanwhile
- * are lost; waiters poll on a bounded interval anyway.
+ * are lost; waiters poll on a bounded interval anyway. A connection that died without either end
+ * being told (a NAT or firewall forgot it) just stays silent, so after {@link #PROBE_AFTER_NANOS}
+ * without a notification a query checks it, bounded by the request timeout.
  */
 final class JdbcNotifications {
 
@@ -32,6 +34,9 @@ final class JdbcNotifications {
 
     private static final long MAX_RETRY_MILLIS = 5_000;
 
+    /** Silence after which the connection is checked: one small query per registry at most this often. */
+    private static final long PROBE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(5);
+
     private final DataSource dataSource;
 
     private final String channel;
@@ -42,16 +47,24 @@ final class JdbcNotifications {
 
     private final String where;
 
+    private final int probeTimeoutMillis;
+
     private final Thread thread;
+
+    /** The pause before the next reconnection; only the listening thread uses it. */
+    private long retryMillis = RETRY_MILLIS;
 
     private volatile boolean closed;
 
     /**
      * @param notified told each fence that a release named
      * @param listening told each time LISTEN took effect (notifications before it may have been missed)
+     * @param requestTimeoutNanos how long a check of the connection may take
      */
-    JdbcNotifications(DataSource dataSource, String channel, LongConsumer notified, Runnable listening, String where) {
+    JdbcNotifications(DataSource dataSource, String channel, LongConsumer notified, Runnable listening, String where,
+            long requestTimeoutNanos) {
         this.dataSource = dataSource;
+        this.probeTimeoutMillis = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos));
         this.channel = channel;
         this.notified = notified;
         this.listening = listening;
@@ -65,29 +78,17 @@ final class JdbcNotifications {
     }
 
     private void run() {
-        long retryMillis = RETRY_MILLIS;
         while (!this.closed) {
             try (Connection listener = this.dataSource.getConnection()) {
-                if (!listener.getAutoCommit()) {
-                    listener.setAutoCommit(true);
+                int networkTimeout = listener.getNetworkTimeout();
+                // Bounds LISTEN, the checks and UNLISTEN: unlike a query timeout, it also ends a wait for an
+                // answer that will never come.
+                listener.setNetworkTimeout(Runnable::run, this.probeTimeoutMillis);
+                try {
+                    listen(listener);
                 }
-                try (Statement listen = listener.createStatement()) {
-                    listen.execute("LISTEN \"" + this.channel + "\"");
-                }
-                this.listening.run();
-                retryMillis = RETRY_MILLIS;
-                PGConnection postgres = listener.unwrap(PGConnection.class);
-                while (!this.closed) {
-                    PGNotification[] notifications = postgres.getNotifications(WAIT_MILLIS);
-                    if (notifications == null) {
-                        continue;
-                    }
-                    for (PGNotification notification : notifications) {
-                        deliver(notification.getParameter());
-                    }
-                }
-                try (Statement unlisten = listener.createStatement()) {
-                    unlisten.execute("UNLISTEN \"" + this.channel + "\"");
+                finally {
+                    restoreNetworkTimeout(listener, networkTimeout);
                 }
             }
             catch (SQLException | RuntimeException ex) {
@@ -96,9 +97,54 @@ final class JdbcNotifications {
                 }
                 logger.debug("Listening for released locks on {} failed ({}); reconnecting", this.where,
                         ex.getMessage());
-                pause(retryMillis);
-                retryMillis = Math.min(2 * retryMillis, MAX_RETRY_MILLIS);
+                pause(this.retryMillis);
+                this.retryMillis = Math.min(2 * this.retryMillis, MAX_RETRY_MILLIS);
             }
+        }
+    }
+
+    /** Listens on {@code listener} until closed. */
+    private void listen(Connection listener) throws SQLException {
+        if (!listener.getAutoCommit()) {
+            listener.setAutoCommit(true);
+        }
+        try (Statement listen = listener.createStatement()) {
+            listen.execute("LISTEN \"" + this.channel + "\"");
+        }
+        this.listening.run();
+        this.retryMillis = RETRY_MILLIS;
+        PGConnection postgres = listener.unwrap(PGConnection.class);
+        long heardAt = System.nanoTime();
+        while (!this.closed) {
+            PGNotification[] notifications = postgres.getNotifications(WAIT_MILLIS);
+            if (notifications != null && notifications.length > 0) {
+                heardAt = System.nanoTime();
+                for (PGNotification notification : notifications) {
+                    deliver(notification.getParameter());
+                }
+            }
+            else if (System.nanoTime() - heardAt >= PROBE_AFTER_NANOS) {
+                // Throws if the connection died silently; it is then replaced.
+                try (Statement probe = listener.createStatement()) {
+                    probe.execute("SELECT 1");
+                }
+                heardAt = System.nanoTime();
+            }
+        }
+        try (Statement unlisten = listener.createStatement()) {
+            unlisten.execute("UNLISTEN \"" + this.channel + "\"");
+        }
+    }
+
+    /** Gives the connection back to the pool as it was lent, if it still works. */
+    private static void restoreNetworkTimeout(Connection connection, int networkTimeout) {
+        try {
+            if (!connection.isClosed()) {
+                connection.setNetworkTimeout(Runnable::run, networkTimeout);
+            }
+        }
+        catch (SQLException ex) {
+            logger.debug("Could not restore the listening connection's network timeout: {}", ex.getMessage());
         }
     }
 

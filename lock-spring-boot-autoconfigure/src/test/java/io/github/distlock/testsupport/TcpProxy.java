@@ -11,12 +11,15 @@ import java.net.SocketException;
 import java.net.URI;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP proxy on a free loopback port in front of one etcd member, that plays the network between
  * a client and etcd: it forwards bytes, or {@link #reset() resets} every connection and refuses new
  * ones, or {@link #stall() stalls} them (connections stay open, no byte gets through, as in a
- * partition where packets are dropped), until {@link #restore()}.
+ * partition where packets are dropped), until {@link #restore()}; or it {@link #severOpenConnections()
+ * severs} the open connections for good without telling either end, as a NAT or firewall that
+ * forgot them does.
  *
  * <p>Each connection uses two daemon threads, one per direction. A stalled connection's bytes are
  * held, not dropped, and delivered after {@link #restore()}, as TCP would retransmit them.
@@ -41,6 +44,12 @@ public final class TcpProxy implements AutoCloseable {
     private volatile long latencyNanos;
 
     private volatile boolean closed;
+
+    /** Numbers the connections in the order they were accepted. */
+    private final AtomicLong accepted = new AtomicLong();
+
+    /** Connections numbered below this are severed: their bytes are read and dropped. */
+    private volatile long severedBelow;
 
     private TcpProxy(ServerSocket server, InetSocketAddress target) {
         this.server = server;
@@ -87,6 +96,14 @@ public final class TcpProxy implements AutoCloseable {
      */
     public void delay(java.time.Duration latency) {
         this.latencyNanos = latency.toNanos();
+    }
+
+    /**
+     * From now on drops every byte of the connections open now, in both directions, and keeps
+     * them open, so neither end learns that they are dead; new connections are forwarded.
+     */
+    public void severOpenConnections() {
+        this.severedBelow = this.accepted.get() + 1;
     }
 
     /** Forwards again; stalled bytes are delivered. */
@@ -146,12 +163,13 @@ public final class TcpProxy implements AutoCloseable {
                 this.sockets.add(client);
                 this.sockets.add(upstream);
             }
-            pump(client, upstream, "up");
-            pump(upstream, client, "down");
+            long number = this.accepted.incrementAndGet();
+            pump(client, upstream, "up", number);
+            pump(upstream, client, "down", number);
         }
     }
 
-    private void pump(Socket from, Socket to, String direction) {
+    private void pump(Socket from, Socket to, String direction, long number) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -163,6 +181,9 @@ public final class TcpProxy implements AutoCloseable {
                     }
                     if (!awaitForwarding()) {
                         break;
+                    }
+                    if (number < this.severedBelow) {
+                        continue;
                     }
                     out.write(buffer, 0, read);
                     out.flush();
