@@ -635,13 +635,18 @@ final class JdbcLockStore implements LockStore {
             delete.setString(3, entry.session.id);
             delete.setString(4, tables.channel);
             delete.setLong(5, entry.fence());
-            delete.execute();
-            if (!delete.getMoreResults()) {
-                throw new SQLException("The release answered no count");
-            }
-            try (ResultSet row = delete.getResultSet()) {
-                return row.next() ? row.getInt(1) : 0;
-            }
+            return countOfSecondStatement(delete, "release");
+        }
+    }
+
+    /** Runs a lock-then-delete pair of statements. @return the count the second one answered */
+    private static int countOfSecondStatement(PreparedStatement statements, String what) throws SQLException {
+        statements.execute();
+        if (!statements.getMoreResults()) {
+            throw new SQLException("The " + what + " answered no count");
+        }
+        try (ResultSet row = statements.getResultSet()) {
+            return row.next() ? row.getInt(1) : 0;
         }
     }
 
@@ -774,7 +779,7 @@ final class JdbcLockStore implements LockStore {
             }
             return;
         }
-        deleteByNumber(entry.session, entry.number).orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((removed, failure) -> {
+        deleteByNumber(entry.session, entry.number, entry.lockId).orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((removed, failure) -> {
             if (failure == null) {
                 this.pendingRemovals.decrementAndGet();
                 entry.session.unsettled.remove(entry.number);
@@ -792,13 +797,27 @@ final class JdbcLockStore implements LockStore {
         });
     }
 
-    /** Deletes the row of {@code session} numbered {@code number}, whether or not its fence is known. @return the rows deleted */
-    private CompletableFuture<Integer> deleteByNumber(JdbcSession session, long number) {
+    /**
+     * Deletes the row of {@code session} numbered {@code number}, whether or not its fence is known;
+     * on PostgreSQL, with the key known, notifies the next entry if it was the key's oldest.
+     * @return the rows deleted
+     */
+    private CompletableFuture<Integer> deleteByNumber(JdbcSession session, long number, @Nullable String lockId) {
         return submit((connection, tables) -> {
-            try (PreparedStatement delete = prepare(connection, tables.deleteEntryByNumber)) {
-                delete.setString(1, session.id);
-                delete.setLong(2, number);
-                return delete.executeUpdate();
+            String notifying = tables.deleteEntryByNumberAndNotify;
+            if (notifying == null || lockId == null) {
+                try (PreparedStatement delete = prepare(connection, tables.deleteEntryByNumber)) {
+                    delete.setString(1, session.id);
+                    delete.setLong(2, number);
+                    return delete.executeUpdate();
+                }
+            }
+            try (PreparedStatement delete = prepare(connection, notifying)) {
+                delete.setString(1, lockId);
+                delete.setString(2, session.id);
+                delete.setLong(3, number);
+                delete.setString(4, tables.channel);
+                return countOfSecondStatement(delete, "removal");
             }
         }, this.calls);
     }
@@ -943,7 +962,7 @@ final class JdbcLockStore implements LockStore {
     /** Deletes a row of {@code session} that no acquisition owns, in the background. */
     private void removeGhost(JdbcSession session, long number) {
         logger.debug("Deleting lock entry {} of session {}: no acquisition owns it", number, session.id);
-        deleteByNumber(session, number).whenComplete((deleted, failure) -> {
+        deleteByNumber(session, number, null).whenComplete((deleted, failure) -> {
             if (failure == null && deleted > 0) {
                 wakeAll();
             }

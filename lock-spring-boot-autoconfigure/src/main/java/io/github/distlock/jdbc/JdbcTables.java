@@ -110,6 +110,14 @@ final class JdbcTables {
     /** (session id, entry number): removes an entry whose fence may be unknown. */
     final String deleteEntryByNumber;
 
+    /**
+     * PostgreSQL only (lock id, session id, entry number, channel): removes an entry whose fence may
+     * be unknown as {@link #deleteEntryAndNotify} releases one, under the key row's lock, and if it
+     * was the oldest entry of its key (the holder, or next when it gave up) notifies the entry after
+     * it; answers the rows deleted. Without it, that entry would sleep until it polls.
+     */
+    final @Nullable String deleteEntryByNumberAndNotify;
+
     /** The channel of {@code LISTEN/NOTIFY}, an identifier. */
     final String channel;
 
@@ -158,6 +166,14 @@ final class JdbcTables {
                         + this.head.replace("e.FENCE <= ?", "e.FENCE <= lastval()")
                 : null;
         this.deleteEntryByNumber = "DELETE FROM " + this.entries + " WHERE SESSION_ID = ? AND ENTRY_NUMBER = ?";
+        this.deleteEntryByNumberAndNotify = dialect.hasNotifications()
+                ? "SELECT LOCK_ID FROM " + this.keys + " WHERE LOCK_ID = ? FOR UPDATE; "
+                        + "WITH removed AS (DELETE FROM " + this.entries + " WHERE SESSION_ID = ? AND ENTRY_NUMBER = ? "
+                        + "RETURNING LOCK_ID, FENCE) SELECT (SELECT COUNT(*) FROM removed), (SELECT pg_notify(?, "
+                        + "MIN(e.FENCE)::TEXT) FROM " + this.entries + " e JOIN removed r ON e.LOCK_ID = r.LOCK_ID "
+                        + "WHERE e.FENCE > r.FENCE AND NOT EXISTS (SELECT 1 FROM " + this.entries + " o WHERE "
+                        + "o.LOCK_ID = r.LOCK_ID AND o.FENCE < r.FENCE) HAVING MIN(e.FENCE) IS NOT NULL)"
+                : null;
         this.channel = prefix.replace('.', '_').toLowerCase(Locale.ROOT) + "released";
     }
 

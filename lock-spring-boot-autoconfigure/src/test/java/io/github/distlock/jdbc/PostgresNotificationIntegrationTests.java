@@ -1,0 +1,150 @@
+package io.github.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.distlock.FencedLock;
+import io.github.distlock.testsupport.FaultInjectionTest;
+import io.github.distlock.testsupport.TcpProxy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * PostgreSQL's notifications when the network between a registry and the database fails: they
+ * keep waking waiters of other processes. One registry reaches the database through a proxy that
+ * plays the network. The waiter polls only every minute (at least 45 s with jitter) and the
+ * holder's session lasts two minutes (a waiter also looks when the holder's session would expire),
+ * so only a notification can wake the waiter within the test's 30 s bound.
+ */
+@FaultInjectionTest
+class PostgresNotificationIntegrationTests {
+
+    private static final Duration BOUND = Duration.ofSeconds(30);
+
+    private static final String KEY = "order-42";
+
+    private final List<JdbcLockRegistry> registries = new ArrayList<>();
+
+    private final List<HikariDataSource> proxiedPools = new ArrayList<>();
+
+    private TestDatabase database;
+
+    private String prefix;
+
+    private TcpProxy proxy;
+
+    private String server;
+
+    @BeforeEach
+    void start() {
+        this.database = TestDatabase.start(TestDatabase.Kind.POSTGRESQL);
+        this.prefix = "N" + UUID.randomUUID().toString().substring(0, 8).toUpperCase(java.util.Locale.ROOT) + "_";
+        this.database.createTables(this.prefix);
+        this.server = this.database.jdbcUrl().replaceFirst("^jdbc:postgresql://([^/]+)/.*$", "$1");
+        this.proxy = TcpProxy.start("http://" + this.server);
+    }
+
+    @AfterEach
+    void stop() {
+        this.registries.forEach(JdbcLockRegistry::close);
+        this.proxiedPools.forEach(HikariDataSource::close);
+        if (this.proxy != null) {
+            this.proxy.close();
+        }
+        this.database.close();
+    }
+
+    /** The LISTEN connection dies without either end being told (a NAT or firewall forgot it). */
+    @Test
+    void aListenConnectionThatDiedSilentlyIsReplacedAndReleasesWakeWaitersAgain() throws Exception {
+        JdbcLockRegistry holder = holder(this.database.pool("holder"));
+        JdbcLockRegistry waiter = waiter(proxiedPool("waiter-through-proxy"));
+        assertThat(handOver(holder, waiter, holder, () -> { })).as("woken by a notification before the connection died")
+            .isTrue();
+        this.proxy.severOpenConnections();
+        assertThat(handOver(holder, waiter, holder, () -> { })).as("woken by a notification after the connection died")
+            .isTrue();
+    }
+
+    /** The holder's release fails, and the entry is removed in the background once the database answers. */
+    @Test
+    void anEntryRemovedAfterItsReleaseFailedWakesTheNextWaiter() throws Exception {
+        JdbcLockRegistry holder = holder(proxiedPool("holder-through-proxy"));
+        JdbcLockRegistry waiter = waiter(this.database.pool("waiter"));
+        assertThat(handOver(holder, waiter, waiter, this.proxy::reset)).as("woken once the entry was removed").isTrue();
+    }
+
+    private JdbcLockRegistry holder(DataSource pool) {
+        return registry(JdbcLockRegistry.builder(pool).ownerIdentity("holder").leaseTtl(Duration.ofMinutes(2)));
+    }
+
+    private JdbcLockRegistry waiter(DataSource pool) {
+        return registry(JdbcLockRegistry.builder(pool).ownerIdentity("waiter").pollInterval(Duration.ofMinutes(1)));
+    }
+
+    private JdbcLockRegistry registry(JdbcLockRegistry.Builder builder) {
+        JdbcLockRegistry registry = builder.tablePrefix(this.prefix).requestTimeout(Duration.ofSeconds(2)).build();
+        this.registries.add(registry);
+        return registry;
+    }
+
+    private HikariDataSource proxiedPool(String name) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(this.database.jdbcUrl().replace(this.server,
+                this.proxy.endpoint().substring("http://".length())));
+        config.setUsername(this.database.username());
+        config.setPassword(this.database.password());
+        config.setPoolName(name);
+        config.setMaximumPoolSize(4);
+        config.setConnectionTimeout(Duration.ofSeconds(3).toMillis());
+        config.setValidationTimeout(Duration.ofSeconds(1).toMillis());
+        // Starts while the proxy refuses connections, as the other pools do without the database.
+        config.setInitializationFailTimeout(-1);
+        HikariDataSource pool = new HikariDataSource(config);
+        this.proxiedPools.add(pool);
+        return pool;
+    }
+
+    /**
+     * The holder takes the key, the waiter queues, {@code beforeRelease} runs, the holder releases
+     * and the network is restored.
+     * @param direct whichever of the two reaches the database without the proxy, to see the queue
+     * @return whether the waiter got the key within the bound
+     */
+    private boolean handOver(JdbcLockRegistry holder, JdbcLockRegistry waiter, JdbcLockRegistry direct,
+            Runnable beforeRelease) throws Exception {
+        FencedLock held = holder.obtain(KEY);
+        assertThat(held.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
+            FencedLock lock = waiter.obtain(KEY);
+            try {
+                if (!lock.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
+                    return false;
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            lock.unlock();
+            return true;
+        });
+        await().atMost(BOUND).until(() -> direct.describeLock(KEY, 10).waiters().size() == 1);
+        beforeRelease.run();
+        held.unlock();
+        this.proxy.restore();
+        return waited.get(2 * BOUND.toMillis(), TimeUnit.MILLISECONDS);
+    }
+}
