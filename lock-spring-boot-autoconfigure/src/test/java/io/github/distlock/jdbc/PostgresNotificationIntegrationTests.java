@@ -9,8 +9,6 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.github.distlock.FencedLock;
 import io.github.distlock.testsupport.FaultInjectionTest;
 import io.github.distlock.testsupport.TcpProxy;
@@ -37,7 +35,6 @@ class PostgresNotificationIntegrationTests {
 
     private final List<JdbcLockRegistry> registries = new ArrayList<>();
 
-    private final List<HikariDataSource> proxiedPools = new ArrayList<>();
 
     private TestDatabase database;
 
@@ -45,21 +42,17 @@ class PostgresNotificationIntegrationTests {
 
     private TcpProxy proxy;
 
-    private String server;
-
     @BeforeEach
     void start() {
         this.database = TestDatabase.start(TestDatabase.Kind.POSTGRESQL);
         this.prefix = "N" + UUID.randomUUID().toString().substring(0, 8).toUpperCase(java.util.Locale.ROOT) + "_";
         this.database.createTables(this.prefix);
-        this.server = this.database.jdbcUrl().replaceFirst("^jdbc:postgresql://([^/]+)/.*$", "$1");
-        this.proxy = TcpProxy.start("http://" + this.server);
+        this.proxy = TcpProxy.start("http://" + this.database.serverAddress());
     }
 
     @AfterEach
     void stop() {
         this.registries.forEach(JdbcLockRegistry::close);
-        this.proxiedPools.forEach(HikariDataSource::close);
         if (this.proxy != null) {
             this.proxy.close();
         }
@@ -70,7 +63,7 @@ class PostgresNotificationIntegrationTests {
     @Test
     void aListenConnectionThatDiedSilentlyIsReplacedAndReleasesWakeWaitersAgain() throws Exception {
         JdbcLockRegistry holder = holder(this.database.pool("holder"));
-        JdbcLockRegistry waiter = waiter(proxiedPool("waiter-through-proxy"));
+        JdbcLockRegistry waiter = waiter(this.database.poolThrough(this.proxy, "waiter-through-proxy"));
         assertThat(handOver(holder, waiter, holder, () -> { })).as("woken by a notification before the connection died")
             .isTrue();
         this.proxy.severOpenConnections();
@@ -81,7 +74,7 @@ class PostgresNotificationIntegrationTests {
     /** The holder's release fails, and the entry is removed in the background once the database answers. */
     @Test
     void anEntryRemovedAfterItsReleaseFailedWakesTheNextWaiter() throws Exception {
-        JdbcLockRegistry holder = holder(proxiedPool("holder-through-proxy"));
+        JdbcLockRegistry holder = holder(this.database.poolThrough(this.proxy, "holder-through-proxy"));
         JdbcLockRegistry waiter = waiter(this.database.pool("waiter"));
         assertThat(handOver(holder, waiter, waiter, this.proxy::reset)).as("woken once the entry was removed").isTrue();
     }
@@ -98,23 +91,6 @@ class PostgresNotificationIntegrationTests {
         JdbcLockRegistry registry = builder.tablePrefix(this.prefix).requestTimeout(Duration.ofSeconds(2)).build();
         this.registries.add(registry);
         return registry;
-    }
-
-    private HikariDataSource proxiedPool(String name) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(this.database.jdbcUrl().replace(this.server,
-                this.proxy.endpoint().substring("http://".length())));
-        config.setUsername(this.database.username());
-        config.setPassword(this.database.password());
-        config.setPoolName(name);
-        config.setMaximumPoolSize(4);
-        config.setConnectionTimeout(Duration.ofSeconds(3).toMillis());
-        config.setValidationTimeout(Duration.ofSeconds(1).toMillis());
-        // Starts while the proxy refuses connections, as the other pools do without the database.
-        config.setInitializationFailTimeout(-1);
-        HikariDataSource pool = new HikariDataSource(config);
-        this.proxiedPools.add(pool);
-        return pool;
     }
 
     /**

@@ -76,8 +76,26 @@ public final class TestDatabase implements AutoCloseable {
      * @return a new pool, closed with the database
      */
     public HikariDataSource pool(String name, int maximumSize) {
+        return pool(name, maximumSize, jdbcUrl());
+    }
+
+    /**
+     * @param proxy a proxy to this database's server, which plays the network
+     * @param name the pool's name, for thread names
+     * @return a new pool of 4 connections through the proxy, closed with the database
+     */
+    public HikariDataSource poolThrough(io.github.distlock.testsupport.TcpProxy proxy, String name) {
+        return pool(name, 4, jdbcUrl().replace(serverAddress(), proxy.endpoint().substring("http://".length())));
+    }
+
+    /** @return the server's {@code host:port}, for a proxy */
+    public String serverAddress() {
+        return jdbcUrl().replaceFirst("^jdbc:[a-z]+://([^/]+)/.*$", "$1");
+    }
+
+    private HikariDataSource pool(String name, int maximumSize, String url) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(jdbcUrl());
+        config.setJdbcUrl(url);
         config.setUsername(username());
         config.setPassword(password());
         config.setPoolName(name);
