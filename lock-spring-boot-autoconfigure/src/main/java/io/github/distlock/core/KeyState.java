@@ -57,13 +57,17 @@ final class KeyState {
 
         final StoreEntry entry;
 
-        /**
-         * Guarded by the tenure's monitor, and changed there only after a last look at the
-         * entry's loss: a loss the store reports is then either seen by the change (the entry is
-         * not kept, or not taken) or classified after it, so it counts as a lost hold exactly when
-         * a thread has the entry.
+        /*
+         * Invariant: the status and whether the store reported the entry lost are guarded by the
+         * tenure's monitor, and a loss report classifies the loss under it by the status: so a
+         * report either comes first and stops a change (the entry is not kept, or not taken) or
+         * comes after it and sees it, and the loss counts as a lost hold exactly when a thread has
+         * the entry. Nothing else is called under the monitor: a store may report a loss (and so
+         * take this monitor) from inside any of its own calls, for another key's tenure as well.
          */
         private Status status = Status.HELD;
+
+        private boolean lost;
 
         /** Whether another entry is known (or, where the store cannot tell, assumed) to wait behind this one. */
         volatile boolean contended;
@@ -89,10 +93,11 @@ final class KeyState {
 
         /**
          * A holding thread leaves the entry to the process.
+         * @param knownLost whether the entry said it was lost when asked just before
          * @return false if it was lost: then it stays held, and the loss is the holder's
          */
-        synchronized boolean keepIfAlive() {
-            if (this.entry.lostReason() != null) {
+        synchronized boolean keepIfAlive(boolean knownLost) {
+            if (this.lost || knownLost) {
                 return false;
             }
             this.status = Status.KEPT;
@@ -101,10 +106,11 @@ final class KeyState {
 
         /**
          * A thread takes the kept entry.
+         * @param knownLost whether the entry said it was lost when asked just before
          * @return false if it was lost meanwhile: then it ended, with no hold lost
          */
-        synchronized boolean takeIfAlive() {
-            if (this.entry.lostReason() != null) {
+        synchronized boolean takeIfAlive(boolean knownLost) {
+            if (this.lost || knownLost) {
                 this.status = Status.ENDED;
                 return false;
             }
@@ -117,8 +123,12 @@ final class KeyState {
             this.status = Status.ENDED;
         }
 
-        /** @return who has the entry now */
-        synchronized Status status() {
+        /**
+         * The store reported the entry lost.
+         * @return who had the entry then
+         */
+        synchronized Status lost() {
+            this.lost = true;
             return this.status;
         }
     }

@@ -93,7 +93,8 @@ final class LocalHandoffs {
         if (kept == null) {
             return null;
         }
-        boolean alive = kept.takeIfAlive();
+        // Asked outside the tenure's monitor: some stores notice a loss when asked, and report it then.
+        boolean alive = kept.takeIfAlive(kept.entry.lostReason() != null);
         state.kept = null;
         // The taker is a user of the state itself: the kept entry's reference goes.
         this.releaseState.accept(state);
@@ -136,7 +137,8 @@ final class LocalHandoffs {
             tenure.lingering = true;
             tenure.keptUntil = now + this.lingerNanos;
         }
-        if (!tenure.keepIfAlive()) {
+        // Asked outside the tenure's monitor: some stores notice a loss when asked, and report it then.
+        if (!tenure.keepIfAlive(tenure.entry.lostReason() != null)) {
             return false;
         }
         state.kept = tenure;
@@ -167,7 +169,7 @@ final class LocalHandoffs {
      */
     boolean isHoldLoss(KeyState state, StoreEntry entry) {
         KeyState.Tenure tenure = state.tenure;
-        KeyState.Tenure.Status status = (tenure != null && tenure.entry == entry) ? tenure.status() : null;
+        KeyState.Tenure.Status status = (tenure != null && tenure.entry == entry) ? tenure.lost() : null;
         if (status == null || status == KeyState.Tenure.Status.HELD) {
             return true;
         }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -63,7 +64,38 @@ class LocalHandoffRaceTests {
         assertThat(kept.discarded.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("lost entry discarded").isTrue();
     }
 
-    /** A loss while a thread holds the entry is a lost hold: reported once, and its unlock says so. */
+    /**
+     * A store may report losses from inside its own calls, for other keys as well (ZooKeeper loses
+     * every entry of a session when asked about one): two threads taking kept entries of two keys,
+     * each asked call reporting the other key's loss, must not wait for each other.
+     */
+    @Test
+    void lossesReportedFromInsideAStoreCallForAnotherKeyDoNotDeadlock() throws Exception {
+        LockCore core = core(LONG_LINGER);
+        FencedLock first = core.obtain("first", false);
+        FencedLock second = core.obtain("second", false);
+        first.lock();
+        first.unlock();
+        second.lock();
+        second.unlock();
+        ScriptedEntry firstEntry = this.store.entries.get(0);
+        ScriptedEntry secondEntry = this.store.entries.get(1);
+        CyclicBarrier bothAsking = new CyclicBarrier(2);
+        firstEntry.onNextLostReasonRead(() -> {
+            meet(bothAsking);
+            secondEntry.lose("session expired", core);
+        });
+        secondEntry.onNextLostReasonRead(() -> {
+            meet(bothAsking);
+            firstEntry.lose("session expired", core);
+        });
+        CompletableFuture<Void> takingFirst = CompletableFuture.runAsync(() -> lockAndUnlock(first));
+        CompletableFuture<Void> takingSecond = CompletableFuture.runAsync(() -> lockAndUnlock(second));
+        CompletableFuture.allOf(takingFirst, takingSecond).get(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(this.store.entries).as("both acquired anew").hasSize(4);
+    }
+
+    /** A loss while a thread holds the kept entry is a lost hold: reported once, and its unlock says so. */
     @Test
     void aLossWhileAThreadHoldsTheKeptEntryIsReportedOnce() {
         LockCore core = core(LONG_LINGER);
@@ -136,6 +168,20 @@ class LocalHandoffRaceTests {
     private LockCore core(LocalHandoff localHandoff) {
         LockCore core = new LockCore(this.store, this.statistics, "test-process", localHandoff);
         return core;
+    }
+
+    private static void meet(CyclicBarrier barrier) {
+        try {
+            barrier.await(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (Exception ex) {
+            throw new IllegalStateException("The other thread never asked", ex);
+        }
+    }
+
+    private static void lockAndUnlock(FencedLock lock) {
+        lock.lock();
+        lock.unlock();
     }
 
     private static boolean passGate(KeyState state) {
