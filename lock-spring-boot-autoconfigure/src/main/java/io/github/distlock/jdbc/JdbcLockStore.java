@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,10 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -49,10 +44,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The JDBC {@link LockStore}: the tables of {@link JdbcTables}, statements run in short transactions
- * on connections borrowed from the application's {@link DataSource} for one call each (a held lock
- * pins no connection), every call run on the store's own threads so that the caller's wait bounds it
- * whatever the pool's connection timeout.
+ * The JDBC {@link LockStore}: the tables of {@link JdbcTables}, reached through {@link JdbcCalls}
+ * (short transactions on connections borrowed from the application's {@link DataSource} for one call
+ * each, on the store's own threads, so a held lock pins no connection and the caller's wait bounds
+ * every call).
  *
  * <p>Invariants: an entry is tracked (renewed with its session, reachable by notifications) from
  * just before its write until it ends; a session is lost exactly when the database says its row is
@@ -82,22 +77,7 @@ final class JdbcLockStore implements LockStore {
     /** How long a notification for a fence no entry registered yet is kept. */
     private static final long UNCLAIMED_NOTIFICATION_NANOS = TimeUnit.SECONDS.toNanos(5);
 
-    /** Calls in flight at once, at most: more fail at once rather than pile up threads on a hung database. */
-    private static final int MAX_CALLS = 256;
-
-    /** A connection's network timeout is the request timeout plus this. */
-    private static final long NETWORK_TIMEOUT_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-    private static final int NOT_SET = -1;
-
-    /** Deadlocks and serialization failures of one write are retried this often within its bound. */
-    private static final int WRITE_ATTEMPTS = 5;
-
-    private final DataSource dataSource;
-
-    private final String tablePrefix;
-
-    private final @Nullable JdbcDialect configuredDialect;
+    private final JdbcCalls calls;
 
     private final long ttlNanos;
 
@@ -108,13 +88,9 @@ final class JdbcLockStore implements LockStore {
      */
     private final long livenessNanos;
 
-    private final long requestTimeoutNanos;
-
     private final @Nullable Duration configuredPollInterval;
 
     private final String ownerIdentity;
-
-    private final String where;
 
     private final LockStatistics.Recorder statistics;
 
@@ -125,9 +101,6 @@ final class JdbcLockStore implements LockStore {
 
     /** Renewals and sweeps, one at a time. */
     private final ExecutorService renewer;
-
-    /** Every other call. */
-    private final ThreadPoolExecutor calls;
 
     /** Written entries by fence, for notifications. */
     private final Map<Long, JdbcEntry> byFence = new ConcurrentHashMap<>();
@@ -145,8 +118,6 @@ final class JdbcLockStore implements LockStore {
 
     private final AtomicBoolean sweeping = new AtomicBoolean();
 
-    private volatile @Nullable JdbcTables tables;
-
     private volatile @Nullable JdbcSession session;
 
     private volatile @Nullable JdbcNotifications notifications;
@@ -155,253 +126,25 @@ final class JdbcLockStore implements LockStore {
 
     private volatile long nextIdleKeySweep;
 
-    private volatile boolean closed;
-
     JdbcLockStore(DataSource dataSource, String tablePrefix, @Nullable JdbcDialect dialect, Duration leaseTtl,
             Duration requestTimeout, @Nullable Duration pollInterval, String ownerIdentity, String where,
             LockStatistics.Recorder statistics, HoldLossListener losses) {
-        this.dataSource = dataSource;
-        this.tablePrefix = JdbcTables.normalize(tablePrefix);
-        this.configuredDialect = dialect;
+        this.calls = new JdbcCalls(dataSource, tablePrefix, dialect, requestTimeout, where);
         this.ttlNanos = leaseTtl.toNanos();
         this.livenessNanos = this.ttlNanos - Math.max(TimeUnit.MILLISECONDS.toNanos(2), this.ttlNanos / 1000);
-        this.requestTimeoutNanos = requestTimeout.toNanos();
         this.configuredPollInterval = pollInterval;
         this.ownerIdentity = ownerIdentity;
-        this.where = where;
         this.statistics = statistics;
         this.losses = losses;
-        this.maintenance = Executors.newSingleThreadScheduledExecutor(daemon("distlock-jdbc-maintenance"));
-        this.renewer = Executors.newSingleThreadExecutor(daemon("distlock-jdbc-renewal"));
-        this.calls = new ThreadPoolExecutor(0, MAX_CALLS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                daemon("distlock-jdbc"));
-        if (dialect != null) {
-            this.tables = new JdbcTables(tablePrefix, dialect);
-        }
+        this.maintenance = Executors.newSingleThreadScheduledExecutor(JdbcCalls.daemon("distlock-jdbc-maintenance"));
+        this.renewer = Executors.newSingleThreadExecutor(JdbcCalls.daemon("distlock-jdbc-renewal"));
         long renewalPeriod = Math.max(1, this.ttlNanos / 3);
         this.maintenance.scheduleWithFixedDelay(this::renew, renewalPeriod, renewalPeriod, TimeUnit.NANOSECONDS);
-    }
-
-    private static ThreadFactory daemon(String name) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     /** The oldest entry of a key up to some fence, and the milliseconds its session has left by the database's clock. */
     record Head(long fence, String value, String sessionId, long leftMillis) {
     }
-
-    /** Work on one borrowed connection. */
-    @FunctionalInterface
-    interface SqlWork<T> {
-
-        T run(Connection connection, JdbcTables tables) throws SQLException;
-    }
-
-    // ---- calls ---------------------------------------------------------------------------------
-
-    /**
-     * Runs {@code work} on a connection of the pool, on a thread of the store, and waits within {@code bound}.
-     * @return the work's answer
-     */
-    private <T> T call(SqlWork<T> work, Wait bound, String what) throws StoreUnavailableException, InterruptedException {
-        return StoreCalls.await(submit(work, this.calls), bound, what);
-    }
-
-    private <T> CompletableFuture<T> submit(SqlWork<T> work, ExecutorService executor) {
-        CompletableFuture<T> answer = new CompletableFuture<>();
-        try {
-            executor.execute(() -> {
-                try {
-                    answer.complete(withConnection(work));
-                }
-                catch (SQLException | RuntimeException ex) {
-                    answer.completeExceptionally(ex);
-                }
-            });
-        }
-        catch (RejectedExecutionException ex) {
-            answer.completeExceptionally(new SQLException(this.closed ? "the lock registry is closed"
-                    : "too many database calls of the lock registry in flight (" + MAX_CALLS + ")", ex));
-        }
-        return answer;
-    }
-
-    private <T> T withConnection(SqlWork<T> work) throws SQLException {
-        try (Connection connection = this.dataSource.getConnection()) {
-            JdbcTables current = tables(connection);
-            boolean autoCommit = connection.getAutoCommit();
-            if (!autoCommit) {
-                // A pool that does not roll back on return may hand over an open transaction, whose
-                // snapshot (InnoDB's read view) would hide entries committed since.
-                connection.rollback();
-            }
-            int networkTimeout = boundNetworkReads(connection, current);
-            T answer;
-            try {
-                answer = work.run(connection, current);
-                if (!connection.getAutoCommit()) {
-                    connection.commit();
-                }
-            }
-            catch (SQLException | RuntimeException ex) {
-                rollbackQuietly(connection);
-                throw ex;
-            }
-            finally {
-                // Each restore on its own: on a connection the driver closed (a network timeout), a failing
-                // restore must neither hide the call's own failure nor skip the other restore.
-                restoreAutoCommit(connection, autoCommit);
-                if (networkTimeout != NOT_SET) {
-                    restoreNetworkTimeout(connection, networkTimeout);
-                }
-            }
-            return answer;
-        }
-        catch (SQLException ex) {
-            throw explained(ex);
-        }
-    }
-
-    private static void restoreAutoCommit(Connection connection, boolean autoCommit) {
-        try {
-            if (connection.getAutoCommit() != autoCommit) {
-                connection.setAutoCommit(autoCommit);
-            }
-        }
-        catch (SQLException ex) {
-            logger.debug("Could not restore the connection's auto-commit: {}", ex.getMessage());
-        }
-    }
-
-    /** Rolls back an open transaction, if any; a connection that failed is closed, and the pool drops it. */
-    private static void rollbackQuietly(Connection connection) {
-        try {
-            if (connection.getAutoCommit()) {
-                return;
-            }
-            connection.rollback();
-        }
-        catch (SQLException ex) {
-            logger.debug("Rollback failed: {}", ex.getMessage());
-        }
-    }
-
-    private JdbcTables tables(Connection connection) throws SQLException {
-        JdbcTables current = this.tables;
-        if (current == null) {
-            JdbcDialect dialect = JdbcDialect.of(connection);
-            current = new JdbcTables(this.tablePrefix, dialect);
-            this.tables = current;
-        }
-        return current;
-    }
-
-    /** Says what to do when the tables are missing, which every call would otherwise report in the database's words. */
-    private SQLException explained(SQLException ex) {
-        String state = ex.getSQLState();
-        // 42P01 PostgreSQL; 42S02 MySQL, MariaDB and H2; H2 also 42S03 (with similar names) and 42S04 (empty database).
-        if (state != null && (state.equals("42P01") || state.equals("42S02") || state.equals("42S03")
-                || state.equals("42S04"))) {
-            return new SQLException("The lock tables " + this.tablePrefix + "* are missing (" + ex.getMessage()
-                    + "); create them with the schema script in the jar (io/github/distlock/jdbc/schema-*.sql) or set "
-                    + "distributed-lock.jdbc.initialize-schema=always", state, ex);
-        }
-        return ex;
-    }
-
-    /**
-     * Bounds every read from the database on this connection (so a store thread never hangs on a
-     * dead server), on drivers that talk over a network: cheaper than a query timeout, which costs
-     * a timer task per statement in PostgreSQL's driver. The caller's own bound is the future it
-     * waits on; this one is a little longer.
-     * @return the connection's previous network timeout, to put back before it returns to the pool,
-     * or {@link #NOT_SET} (H2, whose statements carry query timeouts instead)
-     */
-    private int boundNetworkReads(Connection connection, JdbcTables tables) throws SQLException {
-        if (tables.dialect() == JdbcDialect.H2) {
-            return NOT_SET;
-        }
-        int previous = connection.getNetworkTimeout();
-        connection.setNetworkTimeout(Runnable::run,
-                (int) TimeUnit.NANOSECONDS.toMillis(this.requestTimeoutNanos + NETWORK_TIMEOUT_MARGIN_NANOS));
-        return previous;
-    }
-
-    /** Puts the pool's setting back; a connection that timed out is closed already, and the pool drops it. */
-    private static void restoreNetworkTimeout(Connection connection, int networkTimeout) {
-        try {
-            connection.setNetworkTimeout(Runnable::run, networkTimeout);
-        }
-        catch (SQLException ex) {
-            logger.debug("Could not restore the connection's network timeout: {}", ex.getMessage());
-        }
-    }
-
-    private PreparedStatement prepare(Connection connection, String sql) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql);
-        bound(statement);
-        return statement;
-    }
-
-    /** H2 runs in the process or on a server without network timeouts: its statements carry a query timeout. */
-    private void bound(Statement statement) throws SQLException {
-        JdbcTables current = this.tables;
-        if (current != null && current.dialect() == JdbcDialect.H2) {
-            statement.setQueryTimeout(queryTimeoutSeconds());
-        }
-    }
-
-    /** The insert of an entry, answering its fence as the generated key. */
-    private static PreparedStatement prepareInsert(Connection connection, JdbcTables tables) throws SQLException {
-        // PostgreSQL's driver quotes the column names it is given, and the column is folded to lower case there.
-        return (tables.dialect() == JdbcDialect.POSTGRESQL)
-                ? connection.prepareStatement(tables.insertEntry, new String[] { "fence" })
-                : connection.prepareStatement(tables.insertEntry, Statement.RETURN_GENERATED_KEYS);
-    }
-
-    private int queryTimeoutSeconds() {
-        return (int) Math.max(1, TimeUnit.NANOSECONDS.toSeconds(this.requestTimeoutNanos + 999_999_999));
-    }
-
-    /** Runs {@code work} in a transaction of its own, retried on deadlocks and serialization failures. */
-    private static <T> T inTransaction(Connection connection, SqlWork<T> work, JdbcTables tables) throws SQLException {
-        if (connection.getAutoCommit()) {
-            connection.setAutoCommit(false);
-        }
-        for (int attempt = 1;; attempt++) {
-            try {
-                T answer = work.run(connection, tables);
-                connection.commit();
-                return answer;
-            }
-            catch (SQLException ex) {
-                rollbackQuietly(connection);
-                if (attempt >= WRITE_ATTEMPTS || !isTransient(ex, tables.dialect())) {
-                    throw ex;
-                }
-            }
-        }
-    }
-
-    /** Deadlocks, serialization failures and (H2) two MERGEs racing to create one key row. */
-    private static boolean isTransient(SQLException ex, JdbcDialect dialect) {
-        String state = ex.getSQLState();
-        return state != null && (state.startsWith("40") || (dialect == JdbcDialect.H2 && state.equals("23505")));
-    }
-
-    private static boolean isForeignKeyViolation(SQLException ex) {
-        String state = ex.getSQLState();
-        // 23503 PostgreSQL, 23506 H2; MySQL and MariaDB report 23000 with error 1452.
-        return state != null && (state.equals("23503") || state.equals("23506")
-                || (state.equals("23000") && ex.getErrorCode() == 1452));
-    }
-
-    // ---- entries -------------------------------------------------------------------------------
 
     @Override
     public StoreEntry newEntry(String key, Wait attempt) throws StoreUnavailableException, InterruptedException {
@@ -418,7 +161,7 @@ final class JdbcLockStore implements LockStore {
             return current;
         }
         if (!attempt.lock(this.sessionStart)) {
-            throw new StoreUnavailableException("Starting a session on " + this.where + " took too long", null);
+            throw new StoreUnavailableException("Starting a session on " + this.calls.where() + " took too long", null);
         }
         try {
             checkOpen();
@@ -432,15 +175,15 @@ final class JdbcLockStore implements LockStore {
             String id = UUID.randomUUID().toString();
             long sentAt = System.nanoTime();
             long ttlMillis = ttlMillis();
-            call((connection, tables) -> {
-                try (PreparedStatement insert = prepare(connection, tables.insertSession)) {
+            this.calls.call((connection, tables) -> {
+                try (PreparedStatement insert = this.calls.prepare(connection, tables.insertSession)) {
                     insert.setString(1, id);
                     insert.setString(2, this.ownerIdentity);
                     insert.setLong(3, ttlMillis);
                     insert.setLong(4, ttlMillis);
                     return insert.executeUpdate();
                 }
-            }, attempt.atMost(this.requestTimeoutNanos), "Starting a session");
+            }, attempt.atMost(this.calls.requestTimeoutNanos()), "Starting a session");
             JdbcSession started = new JdbcSession(id, sentAt);
             this.session = started;
             scheduleDeadlineCheck();
@@ -459,16 +202,16 @@ final class JdbcLockStore implements LockStore {
      */
     Head enqueue(JdbcEntry entry, Wait attempt)
             throws StoreUnavailableException, EntryLostException, InterruptedException {
-        CompletableFuture<Enqueued> write = submit((connection, tables) -> (tables.enqueueAtOnce != null)
-                ? enqueueAtOnce(connection, tables, entry) : inTransaction(connection, (c, t) -> {
-            try (PreparedStatement lockRow = prepare(c, t.lockKeyRow)) {
+        CompletableFuture<Enqueued> write = this.calls.submit((connection, tables) -> (tables.enqueueAtOnce != null)
+                ? enqueueAtOnce(connection, tables, entry) : JdbcCalls.inTransaction(connection, (c, t) -> {
+            try (PreparedStatement lockRow = this.calls.prepare(c, t.lockKeyRow)) {
                 lockRow.setString(1, entry.lockId);
                 lockRow.setString(2, JdbcTables.escape(entry.lockKey()));
                 lockRow.executeUpdate();
             }
             long fence;
-            try (PreparedStatement insert = prepareInsert(c, t)) {
-                bound(insert);
+            try (PreparedStatement insert = JdbcCalls.prepareInsert(c, t)) {
+                this.calls.bound(insert);
                 insert.setString(1, entry.lockId);
                 insert.setString(2, entry.session.id);
                 insert.setLong(3, entry.number);
@@ -486,13 +229,13 @@ final class JdbcLockStore implements LockStore {
                 throw new SQLException("The new lock entry was not found in its own transaction");
             }
             return new Enqueued(fence, head);
-        }, tables), this.calls);
+        }, tables));
         Enqueued answer;
         try {
-            answer = StoreCalls.await(write.copy(), attempt.atMost(this.requestTimeoutNanos), "Writing the lock entry");
+            answer = StoreCalls.await(write.copy(), attempt.atMost(this.calls.requestTimeoutNanos()), "Writing the lock entry");
         }
         catch (StoreUnavailableException ex) {
-            if (ex.getCause() instanceof SQLException sql && isForeignKeyViolation(sql)) {
+            if (ex.getCause() instanceof SQLException sql && JdbcCalls.isForeignKeyViolation(sql)) {
                 JdbcSession lost = entry.session;
                 loseSession(lost, "its session row was gone from the database (expired and deleted)");
                 String reason = lost.lostReason();
@@ -522,7 +265,7 @@ final class JdbcLockStore implements LockStore {
     private record Enqueued(long fence, Head head) {
     }
 
-    /** The write of an entry in one round trip, retried on deadlocks as {@link #inTransaction} does. */
+    /** The write of an entry in one round trip, retried on deadlocks as {@link JdbcCalls#inTransaction} does. */
     private Enqueued enqueueAtOnce(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
         String sql = tables.enqueueAtOnce;
         if (sql == null) {
@@ -533,7 +276,7 @@ final class JdbcLockStore implements LockStore {
             connection.setAutoCommit(true);
         }
         for (int attempt = 1;; attempt++) {
-            try (PreparedStatement write = prepare(connection, sql)) {
+            try (PreparedStatement write = this.calls.prepare(connection, sql)) {
                 write.setString(1, entry.lockId);
                 write.setString(2, JdbcTables.escape(entry.lockKey()));
                 write.setString(3, entry.lockId);
@@ -548,7 +291,7 @@ final class JdbcLockStore implements LockStore {
                         headRow.getLong(4)));
             }
             catch (SQLException ex) {
-                if (attempt >= WRITE_ATTEMPTS || !isTransient(ex, tables.dialect())) {
+                if (attempt >= JdbcCalls.WRITE_ATTEMPTS || !JdbcCalls.isTransient(ex, tables.dialect())) {
                     throw ex;
                 }
             }
@@ -569,7 +312,7 @@ final class JdbcLockStore implements LockStore {
 
     private @Nullable Head readHead(Connection connection, JdbcTables tables, String lockId, long fence)
             throws SQLException {
-        try (PreparedStatement head = prepare(connection, tables.head)) {
+        try (PreparedStatement head = this.calls.prepare(connection, tables.head)) {
             head.setString(1, lockId);
             head.setLong(2, fence);
             try (ResultSet row = head.executeQuery()) {
@@ -583,14 +326,14 @@ final class JdbcLockStore implements LockStore {
 
     /** @return the oldest entry of the entry's key up to the entry, or {@code null} if the entry is gone */
     @Nullable Head head(JdbcEntry entry, Wait bound) throws StoreUnavailableException, InterruptedException {
-        return call((connection, tables) -> Optional.ofNullable(readHead(connection, tables, entry.lockId,
+        return this.calls.call((connection, tables) -> Optional.ofNullable(readHead(connection, tables, entry.lockId,
                 entry.fence())), bound, "Reading the lock queue").orElse(null);
     }
 
     /** Deletes a session whose time has passed by the database's clock, with its entries. */
     void deleteExpiredSession(String sessionId, Wait bound) throws StoreUnavailableException, InterruptedException {
-        int deleted = call((connection, tables) -> {
-            try (PreparedStatement delete = prepare(connection, tables.deleteExpiredSession)) {
+        int deleted = this.calls.call((connection, tables) -> {
+            try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteExpiredSession)) {
                 delete.setString(1, sessionId);
                 return delete.executeUpdate();
             }
@@ -606,10 +349,10 @@ final class JdbcLockStore implements LockStore {
      * @return whether it was there
      */
     boolean release(JdbcEntry entry) throws StoreUnavailableException {
-        Wait bound = Wait.timeout(this.requestTimeoutNanos, false);
+        Wait bound = Wait.timeout(this.calls.requestTimeoutNanos(), false);
         int released;
         try {
-            released = call((connection, tables) -> deleteEntry(connection, tables, entry), bound,
+            released = this.calls.call((connection, tables) -> deleteEntry(connection, tables, entry), bound,
                     "Releasing the lock entry");
             entry.session.unsettled.remove(entry.number);
         }
@@ -623,13 +366,13 @@ final class JdbcLockStore implements LockStore {
     private int deleteEntry(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
         String notifying = tables.deleteEntryAndNotify;
         if (notifying == null) {
-            try (PreparedStatement delete = prepare(connection, tables.deleteEntry)) {
+            try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteEntry)) {
                 delete.setLong(1, entry.fence());
                 delete.setString(2, entry.session.id);
                 return delete.executeUpdate();
             }
         }
-        try (PreparedStatement delete = prepare(connection, notifying)) {
+        try (PreparedStatement delete = this.calls.prepare(connection, notifying)) {
             delete.setString(1, entry.lockId);
             delete.setLong(2, entry.fence());
             delete.setString(3, entry.session.id);
@@ -652,7 +395,7 @@ final class JdbcLockStore implements LockStore {
 
     /** Another entry of this process may be next: with no notifications, it would only learn at its next poll. */
     private void wakeLocalWaiters(String lockId) {
-        JdbcTables current = this.tables;
+        JdbcTables current = this.calls.tablesOrNull();
         if (current != null && current.dialect().hasNotifications() && this.notifications != null) {
             return;
         }
@@ -692,15 +435,15 @@ final class JdbcLockStore implements LockStore {
 
     /** On PostgreSQL, starts listening for released locks once this store has written an entry. */
     private void ensureListening() {
-        JdbcTables current = this.tables;
-        if (this.notifications != null || current == null || !current.dialect().hasNotifications() || this.closed) {
+        JdbcTables current = this.calls.tablesOrNull();
+        if (this.notifications != null || current == null || !current.dialect().hasNotifications() || this.calls.isClosed()) {
             return;
         }
         this.sessionStart.lock();
         try {
-            if (this.notifications == null && !this.closed) {
-                JdbcNotifications started = new JdbcNotifications(this.dataSource, current.channel, this::notified,
-                        this::wakeAll, this.where, this.requestTimeoutNanos);
+            if (this.notifications == null && !this.calls.isClosed()) {
+                JdbcNotifications started = new JdbcNotifications(this.calls.dataSource(), current.channel, this::notified,
+                        this::wakeAll, this.calls.where(), this.calls.requestTimeoutNanos());
                 this.notifications = started;
                 started.start();
             }
@@ -762,7 +505,7 @@ final class JdbcLockStore implements LockStore {
         CompletableFuture<Void> confirmed = new CompletableFuture<>();
         removeAttempt(entry, confirmed, REMOVAL_RETRY_MILLIS);
         try {
-            StoreCalls.await(confirmed, Wait.timeout(Math.min(this.requestTimeoutNanos, GIVE_UP_CONFIRM_NANOS), false),
+            StoreCalls.await(confirmed, Wait.timeout(Math.min(this.calls.requestTimeoutNanos(), GIVE_UP_CONFIRM_NANOS), false),
                     "Removing the lock entry");
         }
         catch (StoreUnavailableException | InterruptedException ex) {
@@ -771,7 +514,7 @@ final class JdbcLockStore implements LockStore {
     }
 
     private void removeAttempt(JdbcEntry entry, @Nullable CompletableFuture<Void> confirmed, long nextDelayMillis) {
-        if (entry.session.lostReason() != null && !this.closed) {
+        if (entry.session.lostReason() != null && !this.calls.isClosed()) {
             // The session's rows are deleted with it, by whoever finds it expired.
             this.pendingRemovals.decrementAndGet();
             if (confirmed != null) {
@@ -779,7 +522,7 @@ final class JdbcLockStore implements LockStore {
             }
             return;
         }
-        deleteByNumber(entry.session, entry.number, entry.lockId).orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((removed, failure) -> {
+        deleteByNumber(entry.session, entry.number, entry.lockId).orTimeout(this.calls.requestTimeoutNanos(), TimeUnit.NANOSECONDS).whenComplete((removed, failure) -> {
             if (failure == null) {
                 this.pendingRemovals.decrementAndGet();
                 entry.session.unsettled.remove(entry.number);
@@ -803,23 +546,23 @@ final class JdbcLockStore implements LockStore {
      * @return the rows deleted
      */
     private CompletableFuture<Integer> deleteByNumber(JdbcSession session, long number, @Nullable String lockId) {
-        return submit((connection, tables) -> {
+        return this.calls.submit((connection, tables) -> {
             String notifying = tables.deleteEntryByNumberAndNotify;
             if (notifying == null || lockId == null) {
-                try (PreparedStatement delete = prepare(connection, tables.deleteEntryByNumber)) {
+                try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteEntryByNumber)) {
                     delete.setString(1, session.id);
                     delete.setLong(2, number);
                     return delete.executeUpdate();
                 }
             }
-            try (PreparedStatement delete = prepare(connection, notifying)) {
+            try (PreparedStatement delete = this.calls.prepare(connection, notifying)) {
                 delete.setString(1, lockId);
                 delete.setString(2, session.id);
                 delete.setLong(3, number);
                 delete.setString(4, tables.channel);
                 return countOfSecondStatement(delete, "removal");
             }
-        }, this.calls);
+        });
     }
 
     private void retryRemoval(JdbcEntry entry, @Nullable CompletableFuture<Void> confirmed, long delayMillis) {
@@ -846,7 +589,7 @@ final class JdbcLockStore implements LockStore {
      */
     private void renew() {
         JdbcSession current = this.session;
-        if (current == null || current.lostReason() != null || this.closed) {
+        if (current == null || current.lostReason() != null || this.calls.isClosed()) {
             checkDeadlines();
             return;
         }
@@ -872,8 +615,8 @@ final class JdbcLockStore implements LockStore {
     private void renewNow(JdbcSession current) {
         long sentAt = System.nanoTime();
         try {
-            Optional<Map<Long, Long>> present = withConnection((connection, tables) -> {
-                try (PreparedStatement renew = prepare(connection, tables.renewSession)) {
+            Optional<Map<Long, Long>> present = this.calls.withConnection((connection, tables) -> {
+                try (PreparedStatement renew = this.calls.prepare(connection, tables.renewSession)) {
                     renew.setLong(1, ttlMillis());
                     renew.setString(2, current.id);
                     if (renew.executeUpdate() == 0) {
@@ -884,7 +627,7 @@ final class JdbcLockStore implements LockStore {
                     connection.commit();
                 }
                 Map<Long, Long> numbersByFence = new HashMap<>();
-                try (PreparedStatement entries = prepare(connection, tables.sessionEntries)) {
+                try (PreparedStatement entries = this.calls.prepare(connection, tables.sessionEntries)) {
                     entries.setString(1, current.id);
                     try (ResultSet rows = entries.executeQuery()) {
                         while (rows.next()) {
@@ -924,7 +667,7 @@ final class JdbcLockStore implements LockStore {
         }
         catch (SQLException | RuntimeException ex) {
             this.statistics.backendError();
-            logger.debug("Renewal of the lock session on {} failed: {}", this.where, ex.getMessage());
+            logger.debug("Renewal of the lock session on {} failed: {}", this.calls.where(), ex.getMessage());
             // A transient failure must not cost a hold that is still within its TTL: try again soon.
             try {
                 this.maintenance.schedule(this::renew, Math.min(FAILED_RENEWAL_RETRY_NANOS, this.ttlNanos / 10),
@@ -975,13 +718,13 @@ final class JdbcLockStore implements LockStore {
      * deadline here), and its entries would then hold their keys for up to another TTL.
      */
     private void deleteSessionLater(JdbcSession lost) {
-        submit((connection, tables) -> {
-            try (PreparedStatement delete = prepare(connection, tables.deleteSession)) {
+        this.calls.submit((connection, tables) -> {
+            try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteSession)) {
                 delete.setString(1, lost.id);
                 return delete.executeUpdate();
             }
-        }, this.calls).whenComplete((deleted, failure) -> {
-            if (failure != null && !this.closed) {
+        }).whenComplete((deleted, failure) -> {
+            if (failure != null && !this.calls.isClosed()) {
                 try {
                     this.maintenance.schedule(() -> deleteSessionLater(lost), REMOVAL_RETRY_MILLIS,
                             TimeUnit.MILLISECONDS);
@@ -995,8 +738,8 @@ final class JdbcLockStore implements LockStore {
 
     /** Deletes expired sessions (with their entries) and, now and then, the rows of keys without entries. */
     private void sweep() throws SQLException {
-        int sessions = withConnection((connection, tables) -> {
-            try (PreparedStatement delete = prepare(connection, tables.deleteExpiredSessions)) {
+        int sessions = this.calls.withConnection((connection, tables) -> {
+            try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteExpiredSessions)) {
                 return delete.executeUpdate();
             }
         });
@@ -1009,8 +752,8 @@ final class JdbcLockStore implements LockStore {
             this.nextIdleKeySweep = now + IDLE_KEY_SWEEP_NANOS
                     + ThreadLocalRandom.current().nextLong(IDLE_KEY_SWEEP_NANOS / 4);
             try {
-                withConnection((connection, tables) -> {
-                    try (PreparedStatement delete = prepare(connection, tables.deleteIdleKeys)) {
+                this.calls.withConnection((connection, tables) -> {
+                    try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteIdleKeys)) {
                         return delete.executeUpdate();
                     }
                 });
@@ -1066,14 +809,14 @@ final class JdbcLockStore implements LockStore {
         if (!lost.lose(reason)) {
             return;
         }
-        if (!this.closed) {
+        if (!this.calls.isClosed()) {
             this.statistics.sessionLost();
-            logger.warn("Lock session {} on {} ended: {}; its locks are lost", lost.id, this.where, reason);
+            logger.warn("Lock session {} on {} ended: {}; its locks are lost", lost.id, this.calls.where(), reason);
         }
         for (JdbcEntry entry : lost.entries) {
             entry.lose(reason, true);
         }
-        if (!this.closed) {
+        if (!this.calls.isClosed()) {
             deleteSessionLater(lost);
         }
     }
@@ -1084,11 +827,11 @@ final class JdbcLockStore implements LockStore {
     public LockSnapshot read(String key, int maxEntries, boolean withLeases) {
         try {
             String lockId = JdbcTables.lockId(key);
-            return call((connection, tables) -> readQueue(connection, tables, key, lockId, maxEntries, withLeases),
-                    Wait.timeout(this.requestTimeoutNanos, false), "Reading lock '" + key + "'");
+            return this.calls.call((connection, tables) -> readQueue(connection, tables, key, lockId, maxEntries, withLeases),
+                    Wait.timeout(this.calls.requestTimeoutNanos(), false), "Reading lock '" + key + "'");
         }
         catch (StoreUnavailableException ex) {
-            throw new IllegalStateException("Could not read lock '" + key + "' from " + this.where + ": "
+            throw new IllegalStateException("Could not read lock '" + key + "' from " + this.calls.where() + ": "
                     + ex.getMessage(), ex);
         }
         catch (InterruptedException ex) {
@@ -1099,7 +842,7 @@ final class JdbcLockStore implements LockStore {
     private LockSnapshot readQueue(Connection connection, JdbcTables tables, String key, String lockId,
             int maxEntries, boolean withLeases) throws SQLException {
         List<LockSnapshot.Entry> queued = new ArrayList<>();
-        try (PreparedStatement queue = prepare(connection, tables.queue)) {
+        try (PreparedStatement queue = this.calls.prepare(connection, tables.queue)) {
             queue.setString(1, lockId);
             queue.setInt(2, maxEntries);
             try (ResultSet rows = queue.executeQuery()) {
@@ -1123,25 +866,25 @@ final class JdbcLockStore implements LockStore {
     @Override
     public NamespaceSnapshot readAll(int maxEntries) {
         try {
-            return call((connection, tables) -> {
+            return this.calls.call((connection, tables) -> {
                 Map<String, String> lockIds = new LinkedHashMap<>();
-                try (PreparedStatement keys = prepare(connection, tables.lockedKeys);
+                try (PreparedStatement keys = this.calls.prepare(connection, tables.lockedKeys);
                         ResultSet rows = keys.executeQuery()) {
                     while (rows.next()) {
                         lockIds.put(JdbcTables.unescape(rows.getString(2)), rows.getString(1));
                     }
                 }
                 try {
-                    return LockListing.list(this.tablePrefix, lockIds.keySet(), maxEntries,
+                    return LockListing.list(this.calls.tablePrefix(), lockIds.keySet(), maxEntries,
                             (key, max) -> readQueueUnchecked(connection, tables, key, lockIds.get(key), max));
                 }
                 catch (StoreUnavailableException | InterruptedException ex) {
                     throw new SQLException(ex.getMessage(), ex);
                 }
-            }, Wait.timeout(this.requestTimeoutNanos, false), "Listing the locks");
+            }, Wait.timeout(this.calls.requestTimeoutNanos(), false), "Listing the locks");
         }
         catch (StoreUnavailableException ex) {
-            throw new IllegalStateException("Could not read the locks from " + this.where + ": " + ex.getMessage(), ex);
+            throw new IllegalStateException("Could not read the locks from " + this.calls.where() + ": " + ex.getMessage(), ex);
         }
         catch (InterruptedException ex) {
             throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
@@ -1166,12 +909,12 @@ final class JdbcLockStore implements LockStore {
         try {
             this.calls.execute(() -> {
                 try {
-                    liveSession(Wait.timeout(this.requestTimeoutNanos, false));
+                    liveSession(Wait.timeout(this.calls.requestTimeoutNanos(), false));
                     ensureListening();
                     connected.complete(null);
                 }
                 catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
-                    connected.completeExceptionally(new IllegalStateException("Could not connect to " + this.where
+                    connected.completeExceptionally(new IllegalStateException("Could not connect to " + this.calls.where()
                             + ": " + ex.getMessage(), ex));
                 }
             });
@@ -1188,10 +931,10 @@ final class JdbcLockStore implements LockStore {
      * The {@link DataSource} stays open.
      */
     void close() {
-        if (this.closed) {
+        if (this.calls.isClosed()) {
             return;
         }
-        this.closed = true;
+        this.calls.markClosed();
         // A session being started now is installed before this reads it (and none after: closed is set).
         this.sessionStart.lock();
         JdbcSession current;
@@ -1205,19 +948,19 @@ final class JdbcLockStore implements LockStore {
         if (current != null) {
             loseSession(current, "the lock registry was closed");
             try {
-                StoreCalls.await(submit((connection, tables) -> {
+                StoreCalls.await(this.calls.submit((connection, tables) -> {
                     for (JdbcEntry entry : open) {
                         deleteEntry(connection, tables, entry);
                     }
-                    try (PreparedStatement delete = prepare(connection, tables.deleteSession)) {
+                    try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteSession)) {
                         delete.setString(1, current.id);
                         return delete.executeUpdate();
                     }
-                }, this.calls), Wait.timeout(this.requestTimeoutNanos, false), "Deleting the session");
+                }), Wait.timeout(this.calls.requestTimeoutNanos(), false), "Deleting the session");
             }
             catch (StoreUnavailableException | InterruptedException ex) {
                 logger.warn("Could not delete this registry's lock session from {} at close ({}); its locks are "
-                        + "freed when it expires", this.where, ex.getMessage());
+                        + "freed when it expires", this.calls.where(), ex.getMessage());
             }
         }
         JdbcNotifications listening = this.notifications;
@@ -1247,7 +990,7 @@ final class JdbcLockStore implements LockStore {
         if (this.configuredPollInterval != null) {
             return this.configuredPollInterval.toNanos();
         }
-        JdbcTables current = this.tables;
+        JdbcTables current = this.calls.tablesOrNull();
         boolean notified = current != null && current.dialect().hasNotifications();
         return notified ? TimeUnit.SECONDS.toNanos(1) : TimeUnit.MILLISECONDS.toNanos(50);
     }
@@ -1264,17 +1007,17 @@ final class JdbcLockStore implements LockStore {
     }
 
     @Nullable JdbcTables tablesOrNull() {
-        return this.tables;
+        return this.calls.tablesOrNull();
     }
 
     @Override
     public String namespace() {
-        return this.tablePrefix;
+        return this.calls.tablePrefix();
     }
 
     @Override
     public long requestTimeoutNanos() {
-        return this.requestTimeoutNanos;
+        return this.calls.requestTimeoutNanos();
     }
 
     @Override
@@ -1291,18 +1034,16 @@ final class JdbcLockStore implements LockStore {
 
     @Override
     public String describe() {
-        return this.where;
+        return this.calls.where();
     }
 
     @Override
     public void checkOpen() {
-        if (this.closed) {
-            throw new IllegalStateException("The JDBC lock registry on " + this.where + " is closed");
-        }
+        this.calls.checkOpen();
     }
 
     @Override
     public boolean isClosed() {
-        return this.closed;
+        return this.calls.isClosed();
     }
 }
