@@ -5,14 +5,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -72,10 +70,9 @@ final class JdbcLockStore implements LockStore {
     /** How often the rows of keys without entries are deleted. */
     private static final long IDLE_KEY_SWEEP_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    /** How long a notification for a fence no entry registered yet is kept. */
-    private static final long UNCLAIMED_NOTIFICATION_NANOS = TimeUnit.SECONDS.toNanos(5);
-
     private final JdbcCalls calls;
+
+    private final JdbcWakeups wakeups;
 
     private final JdbcLockInspector inspector;
 
@@ -87,8 +84,6 @@ final class JdbcLockStore implements LockStore {
      * its clock may run a little faster than this process's (NTP slews up to 500 ppm).
      */
     private final long livenessNanos;
-
-    private final @Nullable Duration configuredPollInterval;
 
     private final String ownerIdentity;
 
@@ -102,12 +97,6 @@ final class JdbcLockStore implements LockStore {
     /** Renewals and sweeps, one at a time. */
     private final ExecutorService renewer;
 
-    /** Written entries by fence, for notifications. */
-    private final Map<Long, JdbcEntry> byFence = new ConcurrentHashMap<>();
-
-    /** Fences notified before an entry of this store registered them (or of other stores): when they came. */
-    private final Map<Long, Long> unclaimedNotifications = new ConcurrentHashMap<>();
-
     private final ReentrantLock sessionStart = new ReentrantLock();
 
     private final ReentrantLock deadlineLock = new ReentrantLock();
@@ -120,8 +109,6 @@ final class JdbcLockStore implements LockStore {
 
     private volatile @Nullable JdbcSession session;
 
-    private volatile @Nullable JdbcNotifications notifications;
-
     private @Nullable ScheduledFuture<?> deadlineCheck;
 
     private volatile long nextIdleKeySweep;
@@ -130,10 +117,10 @@ final class JdbcLockStore implements LockStore {
             Duration requestTimeout, @Nullable Duration pollInterval, String ownerIdentity, String where,
             LockStatistics.Recorder statistics, HoldLossListener losses) {
         this.calls = new JdbcCalls(dataSource, tablePrefix, dialect, requestTimeout, where);
+        this.wakeups = new JdbcWakeups(this.calls, pollInterval);
         this.inspector = new JdbcLockInspector(this.calls);
         this.ttlNanos = leaseTtl.toNanos();
         this.livenessNanos = this.ttlNanos - Math.max(TimeUnit.MILLISECONDS.toNanos(2), this.ttlNanos / 1000);
-        this.configuredPollInterval = pollInterval;
         this.ownerIdentity = ownerIdentity;
         this.statistics = statistics;
         this.losses = losses;
@@ -251,15 +238,7 @@ final class JdbcLockStore implements LockStore {
             throw ex;
         }
         entry.written(answer.fence());
-        this.byFence.put(answer.fence(), entry);
-        if (entry.isOver()) {
-            this.byFence.remove(answer.fence());
-        }
-        else if (this.unclaimedNotifications.remove(answer.fence()) != null) {
-            // A release named it between its commit and now.
-            entry.checkNow();
-        }
-        ensureListening();
+        this.wakeups.register(entry);
         return answer.head();
     }
 
@@ -360,7 +339,7 @@ final class JdbcLockStore implements LockStore {
         catch (InterruptedException ex) {
             throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
         }
-        wakeLocalWaiters(entry.lockId);
+        this.wakeups.wakeLocalWaiters(entry.lockId);
         return released > 0;
     }
 
@@ -394,19 +373,6 @@ final class JdbcLockStore implements LockStore {
         }
     }
 
-    /** Another entry of this process may be next: with no notifications, it would only learn at its next poll. */
-    private void wakeLocalWaiters(String lockId) {
-        JdbcTables current = this.calls.tablesOrNull();
-        if (current != null && current.dialect().hasNotifications() && this.notifications != null) {
-            return;
-        }
-        for (JdbcEntry waiting : this.byFence.values()) {
-            if (waiting.lockId.equals(lockId)) {
-                waiting.checkNow();
-            }
-        }
-    }
-
     void track(JdbcEntry entry) {
         entry.session.entries.add(entry);
         // Checked after adding: a session lost before that would never end this entry.
@@ -418,9 +384,7 @@ final class JdbcLockStore implements LockStore {
 
     void untrack(JdbcEntry entry) {
         entry.session.entries.remove(entry);
-        if (entry.isWritten()) {
-            this.byFence.remove(entry.fence(), entry);
-        }
+        this.wakeups.forget(entry);
     }
 
     void holdLost(JdbcEntry entry, String reason) {
@@ -430,58 +394,6 @@ final class JdbcLockStore implements LockStore {
     void failed(StoreUnavailableException ex) {
         this.statistics.backendError();
         logger.debug("Database call failed: {}", ex.getMessage());
-    }
-
-    // ---- notifications -------------------------------------------------------------------------
-
-    /** On PostgreSQL, starts listening for released locks once this store has written an entry. */
-    private void ensureListening() {
-        JdbcTables current = this.calls.tablesOrNull();
-        if (this.notifications != null || current == null || !current.dialect().hasNotifications() || this.calls.isClosed()) {
-            return;
-        }
-        this.sessionStart.lock();
-        try {
-            if (this.notifications == null && !this.calls.isClosed()) {
-                JdbcNotifications started = new JdbcNotifications(this.calls.dataSource(), current.channel, this::notified,
-                        this::wakeAll, this.calls.where(), this.calls.requestTimeoutNanos());
-                this.notifications = started;
-                started.start();
-            }
-        }
-        finally {
-            this.sessionStart.unlock();
-        }
-    }
-
-    /** A release named {@code fence} as the next entry of its key. */
-    private void notified(long fence) {
-        JdbcEntry entry = this.byFence.get(fence);
-        if (entry == null) {
-            // Perhaps an entry of this store whose write committed but whose writer has not
-            // registered the fence yet: the writer claims the notification when it does. Both sides
-            // put first and look second, so one of them sees the other.
-            this.unclaimedNotifications.put(fence, System.nanoTime());
-            entry = this.byFence.get(fence);
-            if (entry == null || this.unclaimedNotifications.remove(fence) == null) {
-                pruneUnclaimedNotifications();
-                return;
-            }
-        }
-        entry.checkNow();
-    }
-
-    /** Notifications for entries of other processes pile up here: keep the last few seconds' only. */
-    private void pruneUnclaimedNotifications() {
-        if (this.unclaimedNotifications.size() > 64) {
-            long now = System.nanoTime();
-            this.unclaimedNotifications.values().removeIf(at -> now - at > UNCLAIMED_NOTIFICATION_NANOS);
-        }
-    }
-
-    /** Notifications may have been missed (the listener (re)connected): every waiter reads again. */
-    private void wakeAll() {
-        this.byFence.values().forEach(JdbcEntry::checkNow);
     }
 
     // ---- removals ------------------------------------------------------------------------------
@@ -528,7 +440,7 @@ final class JdbcLockStore implements LockStore {
                 this.pendingRemovals.decrementAndGet();
                 entry.session.unsettled.remove(entry.number);
                 if (removed > 0) {
-                    wakeLocalWaiters(entry.lockId);
+                    this.wakeups.wakeLocalWaiters(entry.lockId);
                 }
                 if (confirmed != null) {
                     confirmed.complete(null);
@@ -708,7 +620,7 @@ final class JdbcLockStore implements LockStore {
         logger.debug("Deleting lock entry {} of session {}: no acquisition owns it", number, session.id);
         deleteByNumber(session, number, null).whenComplete((deleted, failure) -> {
             if (failure == null && deleted > 0) {
-                wakeAll();
+                this.wakeups.wakeAll();
             }
         });
     }
@@ -746,7 +658,7 @@ final class JdbcLockStore implements LockStore {
         });
         if (sessions > 0) {
             logger.debug("Deleted {} expired lock session(s) and their entries", sessions);
-            wakeAll();
+            this.wakeups.wakeAll();
         }
         long now = System.nanoTime();
         if (now - this.nextIdleKeySweep >= 0) {
@@ -843,7 +755,7 @@ final class JdbcLockStore implements LockStore {
             this.calls.execute(() -> {
                 try {
                     liveSession(Wait.timeout(this.calls.requestTimeoutNanos(), false));
-                    ensureListening();
+                    this.wakeups.ensureListening();
                     connected.complete(null);
                 }
                 catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
@@ -877,7 +789,7 @@ final class JdbcLockStore implements LockStore {
         finally {
             this.sessionStart.unlock();
         }
-        List<JdbcEntry> open = new ArrayList<>(this.byFence.values());
+        List<JdbcEntry> open = this.wakeups.writtenEntries();
         if (current != null) {
             loseSession(current, "the lock registry was closed");
             try {
@@ -896,10 +808,7 @@ final class JdbcLockStore implements LockStore {
                         + "freed when it expires", this.calls.where(), ex.getMessage());
             }
         }
-        JdbcNotifications listening = this.notifications;
-        if (listening != null) {
-            listening.close();
-        }
+        this.wakeups.close();
         this.maintenance.shutdownNow();
         this.renewer.shutdownNow();
         this.calls.shutdownNow();
@@ -918,21 +827,12 @@ final class JdbcLockStore implements LockStore {
         return TimeUnit.NANOSECONDS.toMillis(this.ttlNanos);
     }
 
-    /** @return the poll interval: configured, or 1 s where notifications wake waiters and 50 ms elsewhere */
     long pollIntervalNanos() {
-        if (this.configuredPollInterval != null) {
-            return this.configuredPollInterval.toNanos();
-        }
-        JdbcTables current = this.calls.tablesOrNull();
-        boolean notified = current != null && current.dialect().hasNotifications();
-        return notified ? TimeUnit.SECONDS.toNanos(1) : TimeUnit.MILLISECONDS.toNanos(50);
+        return this.wakeups.pollIntervalNanos();
     }
 
-    /** @return the poll interval with up to a quarter of jitter either way, so waiters of many processes spread out */
     long nextPollNanos() {
-        long interval = pollIntervalNanos();
-        long jitter = interval / 4;
-        return interval - jitter + ThreadLocalRandom.current().nextLong(2 * jitter + 1);
+        return this.wakeups.nextPollNanos();
     }
 
     @Nullable JdbcSession session() {

@@ -1,0 +1,174 @@
+package io.github.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How waiting entries of one store learn that the head of their queue may have changed: from
+ * PostgreSQL's {@code LISTEN/NOTIFY} ({@link JdbcNotifications}, started once the store has written
+ * an entry), from a release or removal in this process where there are no notifications, and in any
+ * case from polling on a bounded interval with jitter. Holds the written entries by fence, which is
+ * how a notification finds its entry.
+ */
+final class JdbcWakeups {
+
+    /** How long a notification for a fence no entry registered yet is kept. */
+    private static final long UNCLAIMED_NOTIFICATION_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final JdbcCalls calls;
+
+    private final @Nullable Duration configuredPollInterval;
+
+    /** Written entries by fence, for notifications. */
+    private final Map<Long, JdbcEntry> byFence = new ConcurrentHashMap<>();
+
+    /** Fences notified before an entry of this store registered them (or of other stores): when they came. */
+    private final Map<Long, Long> unclaimedNotifications = new ConcurrentHashMap<>();
+
+    /** Guards the start of {@link #notifications} against {@link #close()}. */
+    private final ReentrantLock listenStart = new ReentrantLock();
+
+    private volatile @Nullable JdbcNotifications notifications;
+
+    /** @param pollInterval the configured poll interval, or {@code null} for one that suits the database */
+    JdbcWakeups(JdbcCalls calls, @Nullable Duration pollInterval) {
+        this.calls = calls;
+        this.configuredPollInterval = pollInterval;
+    }
+
+    /**
+     * Makes a written entry reachable by notifications, and tells it to read its queue now if a
+     * release named it before this.
+     */
+    void register(JdbcEntry entry) {
+        long fence = entry.fence();
+        this.byFence.put(fence, entry);
+        if (entry.isOver()) {
+            this.byFence.remove(fence);
+        }
+        else if (this.unclaimedNotifications.remove(fence) != null) {
+            // A release named it between its commit and now.
+            entry.checkNow();
+        }
+        ensureListening();
+    }
+
+    /** The entry ended: notifications no longer reach it. */
+    void forget(JdbcEntry entry) {
+        if (entry.isWritten()) {
+            this.byFence.remove(entry.fence(), entry);
+        }
+    }
+
+    /** @return the written entries that have not ended */
+    List<JdbcEntry> writtenEntries() {
+        return new ArrayList<>(this.byFence.values());
+    }
+
+    /** On PostgreSQL, starts listening for released locks once this store has written an entry. */
+    void ensureListening() {
+        JdbcTables current = this.calls.tablesOrNull();
+        if (this.notifications != null || current == null || !current.dialect().hasNotifications()
+                || this.calls.isClosed()) {
+            return;
+        }
+        this.listenStart.lock();
+        try {
+            if (this.notifications == null && !this.calls.isClosed()) {
+                JdbcNotifications started = new JdbcNotifications(this.calls.dataSource(), current.channel,
+                        this::notified, this::wakeAll, this.calls.where(), this.calls.requestTimeoutNanos());
+                this.notifications = started;
+                started.start();
+            }
+        }
+        finally {
+            this.listenStart.unlock();
+        }
+    }
+
+    /** A release named {@code fence} as the next entry of its key. */
+    private void notified(long fence) {
+        JdbcEntry entry = this.byFence.get(fence);
+        if (entry == null) {
+            // Perhaps an entry of this store whose write committed but whose writer has not
+            // registered the fence yet: the writer claims the notification when it does. Both sides
+            // put first and look second, so one of them sees the other.
+            this.unclaimedNotifications.put(fence, System.nanoTime());
+            entry = this.byFence.get(fence);
+            if (entry == null || this.unclaimedNotifications.remove(fence) == null) {
+                pruneUnclaimedNotifications();
+                return;
+            }
+        }
+        entry.checkNow();
+    }
+
+    /** Notifications for entries of other processes pile up here: keep the last few seconds' only. */
+    private void pruneUnclaimedNotifications() {
+        if (this.unclaimedNotifications.size() > 64) {
+            long now = System.nanoTime();
+            this.unclaimedNotifications.values().removeIf(at -> now - at > UNCLAIMED_NOTIFICATION_NANOS);
+        }
+    }
+
+    /** Notifications may have been missed (the listener (re)connected): every waiter reads again. */
+    void wakeAll() {
+        this.byFence.values().forEach(JdbcEntry::checkNow);
+    }
+
+    /** Another entry of this process may be next: with no notifications, it would only learn at its next poll. */
+    void wakeLocalWaiters(String lockId) {
+        JdbcTables current = this.calls.tablesOrNull();
+        if (current != null && current.dialect().hasNotifications() && this.notifications != null) {
+            return;
+        }
+        for (JdbcEntry waiting : this.byFence.values()) {
+            if (waiting.lockId.equals(lockId)) {
+                waiting.checkNow();
+            }
+        }
+    }
+
+    /** @return the poll interval: configured, or 1 s where notifications wake waiters and 50 ms elsewhere */
+    long pollIntervalNanos() {
+        if (this.configuredPollInterval != null) {
+            return this.configuredPollInterval.toNanos();
+        }
+        JdbcTables current = this.calls.tablesOrNull();
+        boolean notified = current != null && current.dialect().hasNotifications();
+        return notified ? TimeUnit.SECONDS.toNanos(1) : TimeUnit.MILLISECONDS.toNanos(50);
+    }
+
+    /** @return the poll interval with up to a quarter of jitter either way, so waiters of many processes spread out */
+    long nextPollNanos() {
+        long interval = pollIntervalNanos();
+        long jitter = interval / 4;
+        return interval - jitter + ThreadLocalRandom.current().nextLong(2 * jitter + 1);
+    }
+
+    /**
+     * Stops listening. Called once the store is marked closed: a listener started before is read
+     * here (the lock orders the two), and none starts after.
+     */
+    void close() {
+        JdbcNotifications listening;
+        this.listenStart.lock();
+        try {
+            listening = this.notifications;
+        }
+        finally {
+            this.listenStart.unlock();
+        }
+        if (listening != null) {
+            listening.close();
+        }
+    }
+}
