@@ -2,6 +2,7 @@ package io.github.distlock.jdbc;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -283,6 +284,17 @@ final class JdbcCalls {
                     throw ex;
                 }
             }
+        }
+    }
+
+    /** Runs a lock-then-delete pair of statements. @return the count the second one answered */
+    static int countOfSecondStatement(PreparedStatement statements, String what) throws SQLException {
+        statements.execute();
+        if (!statements.getMoreResults()) {
+            throw new SQLException("The " + what + " answered no count");
+        }
+        try (ResultSet row = statements.getResultSet()) {
+            return row.next() ? row.getInt(1) : 0;
         }
     }
 

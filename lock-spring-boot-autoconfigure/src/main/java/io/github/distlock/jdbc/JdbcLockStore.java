@@ -16,10 +16,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 import javax.sql.DataSource;
@@ -56,23 +54,14 @@ final class JdbcLockStore implements LockStore {
 
     private static final Logger logger = LoggerFactory.getLogger(JdbcLockStore.class);
 
-    /** How long a giving-up acquisition waits for the database to confirm its entry's removal before returning. */
-    private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-
-    /** Pause before a removal the database did not confirm is tried again; doubled up to the next bound. */
-    private static final long REMOVAL_RETRY_MILLIS = 500;
-
-    private static final long MAX_REMOVAL_RETRY_MILLIS = 5_000;
-
     /** After a failed renewal, the next comes this soon (or at a tenth of the TTL, if sooner). */
     private static final long FAILED_RENEWAL_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-    /** How often the rows of keys without entries are deleted. */
-    private static final long IDLE_KEY_SWEEP_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final JdbcCalls calls;
 
     private final JdbcWakeups wakeups;
+
+    private final JdbcEntryRemovals removals;
 
     private final JdbcLockInspector inspector;
 
@@ -101,30 +90,25 @@ final class JdbcLockStore implements LockStore {
 
     private final ReentrantLock deadlineLock = new ReentrantLock();
 
-    private final AtomicInteger pendingRemovals = new AtomicInteger();
-
     private final AtomicBoolean renewing = new AtomicBoolean();
-
-    private final AtomicBoolean sweeping = new AtomicBoolean();
 
     private volatile @Nullable JdbcSession session;
 
     private @Nullable ScheduledFuture<?> deadlineCheck;
 
-    private volatile long nextIdleKeySweep;
-
     JdbcLockStore(DataSource dataSource, String tablePrefix, @Nullable JdbcDialect dialect, Duration leaseTtl,
             Duration requestTimeout, @Nullable Duration pollInterval, String ownerIdentity, String where,
             LockStatistics.Recorder statistics, HoldLossListener losses) {
         this.calls = new JdbcCalls(dataSource, tablePrefix, dialect, requestTimeout, where);
+        this.maintenance = Executors.newSingleThreadScheduledExecutor(JdbcCalls.daemon("distlock-jdbc-maintenance"));
         this.wakeups = new JdbcWakeups(this.calls, pollInterval);
+        this.removals = new JdbcEntryRemovals(this.calls, this.wakeups, this.maintenance, statistics);
         this.inspector = new JdbcLockInspector(this.calls);
         this.ttlNanos = leaseTtl.toNanos();
         this.livenessNanos = this.ttlNanos - Math.max(TimeUnit.MILLISECONDS.toNanos(2), this.ttlNanos / 1000);
         this.ownerIdentity = ownerIdentity;
         this.statistics = statistics;
         this.losses = losses;
-        this.maintenance = Executors.newSingleThreadScheduledExecutor(JdbcCalls.daemon("distlock-jdbc-maintenance"));
         this.renewer = Executors.newSingleThreadExecutor(JdbcCalls.daemon("distlock-jdbc-renewal"));
         long renewalPeriod = Math.max(1, this.ttlNanos / 3);
         this.maintenance.scheduleWithFixedDelay(this::renew, renewalPeriod, renewalPeriod, TimeUnit.NANOSECONDS);
@@ -358,18 +342,7 @@ final class JdbcLockStore implements LockStore {
             delete.setString(3, entry.session.id);
             delete.setString(4, tables.channel);
             delete.setLong(5, entry.fence());
-            return countOfSecondStatement(delete, "release");
-        }
-    }
-
-    /** Runs a lock-then-delete pair of statements. @return the count the second one answered */
-    private static int countOfSecondStatement(PreparedStatement statements, String what) throws SQLException {
-        statements.execute();
-        if (!statements.getMoreResults()) {
-            throw new SQLException("The " + what + " answered no count");
-        }
-        try (ResultSet row = statements.getResultSet()) {
-            return row.next() ? row.getInt(1) : 0;
+            return JdbcCalls.countOfSecondStatement(delete, "release");
         }
     }
 
@@ -398,100 +371,17 @@ final class JdbcLockStore implements LockStore {
 
     // ---- removals ------------------------------------------------------------------------------
 
-    /**
-     * Removes what is left of an entry, in the background, until the database answers or the
-     * entry's session ended (its rows go with the session). An entry whose write had no answer is
-     * removed by its number, which needs no fence.
-     */
     void removeLater(JdbcEntry entry) {
-        this.pendingRemovals.incrementAndGet();
-        removeAttempt(entry, null, REMOVAL_RETRY_MILLIS);
+        this.removals.removeLater(entry);
     }
 
-    /**
-     * Removes what is left of an entry whose acquisition gave up and waits briefly for the
-     * database to confirm, so that the next acquisition (in any process) does not find it in its
-     * way; if the database does not confirm in time, removal goes on as for {@link #removeLater}.
-     */
     void removeBeforeReturning(JdbcEntry entry) {
-        this.pendingRemovals.incrementAndGet();
-        CompletableFuture<Void> confirmed = new CompletableFuture<>();
-        removeAttempt(entry, confirmed, REMOVAL_RETRY_MILLIS);
-        try {
-            StoreCalls.await(confirmed, Wait.timeout(Math.min(this.calls.requestTimeoutNanos(), GIVE_UP_CONFIRM_NANOS), false),
-                    "Removing the lock entry");
-        }
-        catch (StoreUnavailableException | InterruptedException ex) {
-            logger.debug("Removal of lock entry {} not confirmed yet; retrying in the background", entry.fence());
-        }
-    }
-
-    private void removeAttempt(JdbcEntry entry, @Nullable CompletableFuture<Void> confirmed, long nextDelayMillis) {
-        if (entry.session.lostReason() != null && !this.calls.isClosed()) {
-            // The session's rows are deleted with it, by whoever finds it expired.
-            this.pendingRemovals.decrementAndGet();
-            if (confirmed != null) {
-                confirmed.complete(null);
-            }
-            return;
-        }
-        deleteByNumber(entry.session, entry.number, entry.lockId).orTimeout(this.calls.requestTimeoutNanos(), TimeUnit.NANOSECONDS).whenComplete((removed, failure) -> {
-            if (failure == null) {
-                this.pendingRemovals.decrementAndGet();
-                entry.session.unsettled.remove(entry.number);
-                if (removed > 0) {
-                    this.wakeups.wakeLocalWaiters(entry.lockId);
-                }
-                if (confirmed != null) {
-                    confirmed.complete(null);
-                }
-            }
-            else {
-                this.statistics.backendError();
-                retryRemoval(entry, confirmed, nextDelayMillis);
-            }
-        });
-    }
-
-    /**
-     * Deletes the row of {@code session} numbered {@code number}, whether or not its fence is known;
-     * on PostgreSQL, with the key known, notifies the next entry if it was the key's oldest.
-     * @return the rows deleted
-     */
-    private CompletableFuture<Integer> deleteByNumber(JdbcSession session, long number, @Nullable String lockId) {
-        return this.calls.submit((connection, tables) -> {
-            String notifying = tables.deleteEntryByNumberAndNotify;
-            if (notifying == null || lockId == null) {
-                try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteEntryByNumber)) {
-                    delete.setString(1, session.id);
-                    delete.setLong(2, number);
-                    return delete.executeUpdate();
-                }
-            }
-            try (PreparedStatement delete = this.calls.prepare(connection, notifying)) {
-                delete.setString(1, lockId);
-                delete.setString(2, session.id);
-                delete.setLong(3, number);
-                delete.setString(4, tables.channel);
-                return countOfSecondStatement(delete, "removal");
-            }
-        });
-    }
-
-    private void retryRemoval(JdbcEntry entry, @Nullable CompletableFuture<Void> confirmed, long delayMillis) {
-        try {
-            this.maintenance.schedule(() -> removeAttempt(entry, confirmed, Math.min(2 * delayMillis,
-                    MAX_REMOVAL_RETRY_MILLIS)), delayMillis, TimeUnit.MILLISECONDS);
-        }
-        catch (RejectedExecutionException ex) {
-            // Closed meanwhile: the entry goes with its session, which nobody renews now.
-            this.pendingRemovals.decrementAndGet();
-        }
+        this.removals.removeBeforeReturning(entry);
     }
 
     /** @return removals not yet confirmed by the database (nor made moot by the session's end) */
     int pendingRemovals() {
-        return this.pendingRemovals.get();
+        return this.removals.pendingRemovals();
     }
 
     // ---- session renewal -----------------------------------------------------------------------
@@ -556,7 +446,7 @@ final class JdbcLockStore implements LockStore {
             }
             if (current.lostReason() != null) {
                 // Renewed in the database after this process gave the session up: its rows must not outlive the loss.
-                deleteSessionLater(current);
+                this.removals.deleteSessionLater(current);
                 return;
             }
             current.renewed(sentAt);
@@ -572,10 +462,10 @@ final class JdbcLockStore implements LockStore {
             // key for as long as this process lives.
             for (Long number : present.get().values()) {
                 if (!current.unsettled.contains(number)) {
-                    removeGhost(current, number);
+                    this.removals.removeGhost(current, number);
                 }
             }
-            sweepLater();
+            this.removals.sweepLater();
             scheduleDeadlineCheck();
         }
         catch (SQLException | RuntimeException ex) {
@@ -588,92 +478,6 @@ final class JdbcLockStore implements LockStore {
             }
             catch (RejectedExecutionException closedMeanwhile) {
                 // Closed.
-            }
-        }
-    }
-
-    /** Runs {@link #sweep} on a store thread, one at a time, so that a slow sweep never delays a renewal. */
-    private void sweepLater() {
-        if (!this.sweeping.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            this.calls.execute(() -> {
-                try {
-                    sweep();
-                }
-                catch (SQLException | RuntimeException ex) {
-                    logger.debug("Sweeping expired lock sessions failed: {}", ex.getMessage());
-                }
-                finally {
-                    this.sweeping.set(false);
-                }
-            });
-        }
-        catch (RejectedExecutionException ex) {
-            this.sweeping.set(false);
-        }
-    }
-
-    /** Deletes a row of {@code session} that no acquisition owns, in the background. */
-    private void removeGhost(JdbcSession session, long number) {
-        logger.debug("Deleting lock entry {} of session {}: no acquisition owns it", number, session.id);
-        deleteByNumber(session, number, null).whenComplete((deleted, failure) -> {
-            if (failure == null && deleted > 0) {
-                this.wakeups.wakeAll();
-            }
-        });
-    }
-
-    /**
-     * Deletes a session this process gave up, with its entries, retried until the database
-     * confirms: the database may still count it alive (a renewal that executed after its
-     * deadline here), and its entries would then hold their keys for up to another TTL.
-     */
-    private void deleteSessionLater(JdbcSession lost) {
-        this.calls.submit((connection, tables) -> {
-            try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteSession)) {
-                delete.setString(1, lost.id);
-                return delete.executeUpdate();
-            }
-        }).whenComplete((deleted, failure) -> {
-            if (failure != null && !this.calls.isClosed()) {
-                try {
-                    this.maintenance.schedule(() -> deleteSessionLater(lost), REMOVAL_RETRY_MILLIS,
-                            TimeUnit.MILLISECONDS);
-                }
-                catch (RejectedExecutionException ex) {
-                    // Closed meanwhile: the session expires on its own.
-                }
-            }
-        });
-    }
-
-    /** Deletes expired sessions (with their entries) and, now and then, the rows of keys without entries. */
-    private void sweep() throws SQLException {
-        int sessions = this.calls.withConnection((connection, tables) -> {
-            try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteExpiredSessions)) {
-                return delete.executeUpdate();
-            }
-        });
-        if (sessions > 0) {
-            logger.debug("Deleted {} expired lock session(s) and their entries", sessions);
-            this.wakeups.wakeAll();
-        }
-        long now = System.nanoTime();
-        if (now - this.nextIdleKeySweep >= 0) {
-            this.nextIdleKeySweep = now + IDLE_KEY_SWEEP_NANOS
-                    + ThreadLocalRandom.current().nextLong(IDLE_KEY_SWEEP_NANOS / 4);
-            try {
-                this.calls.withConnection((connection, tables) -> {
-                    try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteIdleKeys)) {
-                        return delete.executeUpdate();
-                    }
-                });
-            }
-            catch (SQLException ex) {
-                // An entry written meanwhile (the foreign key refuses) or another registry sweeping: next time.
-                logger.debug("Deleting idle lock keys failed: {}", ex.getMessage());
             }
         }
     }
@@ -730,7 +534,7 @@ final class JdbcLockStore implements LockStore {
             entry.lose(reason, true);
         }
         if (!this.calls.isClosed()) {
-            deleteSessionLater(lost);
+            this.removals.deleteSessionLater(lost);
         }
     }
 

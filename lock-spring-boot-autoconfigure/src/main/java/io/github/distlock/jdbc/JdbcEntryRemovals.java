@@ -1,0 +1,248 @@
+package io.github.distlock.jdbc;
+
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distlock.core.LockStatistics;
+import io.github.distlock.core.Wait;
+import io.github.distlock.store.StoreCalls;
+import io.github.distlock.store.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Removing rows nobody will release, in the background: what is left of entries that gave up or
+ * were lost (retried until the database confirms or the entry's session ended), rows of this
+ * process's session that no acquisition owns (ghosts), sessions this process gave up, and, in
+ * sweeps, expired sessions of any process and the rows of keys without entries.
+ */
+final class JdbcEntryRemovals {
+
+    private static final Logger logger = LoggerFactory.getLogger(JdbcEntryRemovals.class);
+
+    /** How long a giving-up acquisition waits for the database to confirm its entry's removal before returning. */
+    private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    /** Pause before a removal the database did not confirm is tried again; doubled up to the next bound. */
+    private static final long REMOVAL_RETRY_MILLIS = 500;
+
+    private static final long MAX_REMOVAL_RETRY_MILLIS = 5_000;
+
+    /** How often the rows of keys without entries are deleted. */
+    private static final long IDLE_KEY_SWEEP_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private final JdbcCalls calls;
+
+    private final JdbcWakeups wakeups;
+
+    /** The store's scheduler, for retries; never blocks on the database. */
+    private final ScheduledExecutorService maintenance;
+
+    private final LockStatistics.Recorder statistics;
+
+    private final AtomicInteger pendingRemovals = new AtomicInteger();
+
+    private final AtomicBoolean sweeping = new AtomicBoolean();
+
+    private volatile long nextIdleKeySweep;
+
+    JdbcEntryRemovals(JdbcCalls calls, JdbcWakeups wakeups, ScheduledExecutorService maintenance,
+            LockStatistics.Recorder statistics) {
+        this.calls = calls;
+        this.wakeups = wakeups;
+        this.maintenance = maintenance;
+        this.statistics = statistics;
+    }
+
+    /**
+     * Removes what is left of an entry, in the background, until the database answers or the
+     * entry's session ended (its rows go with the session). An entry whose write had no answer is
+     * removed by its number, which needs no fence.
+     */
+    void removeLater(JdbcEntry entry) {
+        this.pendingRemovals.incrementAndGet();
+        removeAttempt(entry, null, REMOVAL_RETRY_MILLIS);
+    }
+
+    /**
+     * Removes what is left of an entry whose acquisition gave up and waits briefly for the
+     * database to confirm, so that the next acquisition (in any process) does not find it in its
+     * way; if the database does not confirm in time, removal goes on as for {@link #removeLater}.
+     */
+    void removeBeforeReturning(JdbcEntry entry) {
+        this.pendingRemovals.incrementAndGet();
+        CompletableFuture<Void> confirmed = new CompletableFuture<>();
+        removeAttempt(entry, confirmed, REMOVAL_RETRY_MILLIS);
+        try {
+            long boundNanos = Math.min(this.calls.requestTimeoutNanos(), GIVE_UP_CONFIRM_NANOS);
+            StoreCalls.await(confirmed, Wait.timeout(boundNanos, false), "Removing the lock entry");
+        }
+        catch (StoreUnavailableException | InterruptedException ex) {
+            logger.debug("Removal of lock entry {} not confirmed yet; retrying in the background", entry.fence());
+        }
+    }
+
+    private void removeAttempt(JdbcEntry entry, @Nullable CompletableFuture<Void> confirmed, long nextDelayMillis) {
+        if (entry.session.lostReason() != null && !this.calls.isClosed()) {
+            // The session's rows are deleted with it, by whoever finds it expired.
+            this.pendingRemovals.decrementAndGet();
+            if (confirmed != null) {
+                confirmed.complete(null);
+            }
+            return;
+        }
+        CompletableFuture<Integer> delete = deleteByNumber(entry.session, entry.number, entry.lockId)
+                .orTimeout(this.calls.requestTimeoutNanos(), TimeUnit.NANOSECONDS);
+        delete.whenComplete((removed, failure) -> {
+            if (failure == null) {
+                this.pendingRemovals.decrementAndGet();
+                entry.session.unsettled.remove(entry.number);
+                if (removed > 0) {
+                    this.wakeups.wakeLocalWaiters(entry.lockId);
+                }
+                if (confirmed != null) {
+                    confirmed.complete(null);
+                }
+            }
+            else {
+                this.statistics.backendError();
+                retryRemoval(entry, confirmed, nextDelayMillis);
+            }
+        });
+    }
+
+    /**
+     * Deletes the row of {@code session} numbered {@code number}, whether or not its fence is known;
+     * on PostgreSQL, with the key known, notifies the next entry if it was the key's oldest.
+     * @return the rows deleted
+     */
+    private CompletableFuture<Integer> deleteByNumber(JdbcSession session, long number, @Nullable String lockId) {
+        return this.calls.submit((connection, tables) -> {
+            String notifying = tables.deleteEntryByNumberAndNotify;
+            if (notifying == null || lockId == null) {
+                try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteEntryByNumber)) {
+                    delete.setString(1, session.id);
+                    delete.setLong(2, number);
+                    return delete.executeUpdate();
+                }
+            }
+            try (PreparedStatement delete = this.calls.prepare(connection, notifying)) {
+                delete.setString(1, lockId);
+                delete.setString(2, session.id);
+                delete.setLong(3, number);
+                delete.setString(4, tables.channel);
+                return JdbcCalls.countOfSecondStatement(delete, "removal");
+            }
+        });
+    }
+
+    private void retryRemoval(JdbcEntry entry, @Nullable CompletableFuture<Void> confirmed, long delayMillis) {
+        try {
+            this.maintenance.schedule(() -> removeAttempt(entry, confirmed, Math.min(2 * delayMillis,
+                    MAX_REMOVAL_RETRY_MILLIS)), delayMillis, TimeUnit.MILLISECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // Closed meanwhile: the entry goes with its session, which nobody renews now.
+            this.pendingRemovals.decrementAndGet();
+        }
+    }
+
+    /** @return removals not yet confirmed by the database (nor made moot by the session's end) */
+    int pendingRemovals() {
+        return this.pendingRemovals.get();
+    }
+
+    /** Runs {@link #sweep} on a store thread, one at a time, so that a slow sweep never delays a renewal. */
+    void sweepLater() {
+        if (!this.sweeping.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            this.calls.execute(() -> {
+                try {
+                    sweep();
+                }
+                catch (SQLException | RuntimeException ex) {
+                    logger.debug("Sweeping expired lock sessions failed: {}", ex.getMessage());
+                }
+                finally {
+                    this.sweeping.set(false);
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            this.sweeping.set(false);
+        }
+    }
+
+    /** Deletes a row of {@code session} that no acquisition owns, in the background. */
+    void removeGhost(JdbcSession session, long number) {
+        logger.debug("Deleting lock entry {} of session {}: no acquisition owns it", number, session.id);
+        deleteByNumber(session, number, null).whenComplete((deleted, failure) -> {
+            if (failure == null && deleted > 0) {
+                this.wakeups.wakeAll();
+            }
+        });
+    }
+
+    /**
+     * Deletes a session this process gave up, with its entries, retried until the database
+     * confirms: the database may still count it alive (a renewal that executed after its
+     * deadline here), and its entries would then hold their keys for up to another TTL.
+     */
+    void deleteSessionLater(JdbcSession lost) {
+        this.calls.submit((connection, tables) -> {
+            try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteSession)) {
+                delete.setString(1, lost.id);
+                return delete.executeUpdate();
+            }
+        }).whenComplete((deleted, failure) -> {
+            if (failure != null && !this.calls.isClosed()) {
+                try {
+                    this.maintenance.schedule(() -> deleteSessionLater(lost), REMOVAL_RETRY_MILLIS,
+                            TimeUnit.MILLISECONDS);
+                }
+                catch (RejectedExecutionException ex) {
+                    // Closed meanwhile: the session expires on its own.
+                }
+            }
+        });
+    }
+
+    /** Deletes expired sessions (with their entries) and, now and then, the rows of keys without entries. */
+    private void sweep() throws SQLException {
+        int sessions = this.calls.withConnection((connection, tables) -> {
+            try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteExpiredSessions)) {
+                return delete.executeUpdate();
+            }
+        });
+        if (sessions > 0) {
+            logger.debug("Deleted {} expired lock session(s) and their entries", sessions);
+            this.wakeups.wakeAll();
+        }
+        long now = System.nanoTime();
+        if (now - this.nextIdleKeySweep >= 0) {
+            this.nextIdleKeySweep = now + IDLE_KEY_SWEEP_NANOS
+                    + ThreadLocalRandom.current().nextLong(IDLE_KEY_SWEEP_NANOS / 4);
+            try {
+                this.calls.withConnection((connection, tables) -> {
+                    try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteIdleKeys)) {
+                        return delete.executeUpdate();
+                    }
+                });
+            }
+            catch (SQLException ex) {
+                // An entry written meanwhile (the foreign key refuses) or another registry sweeping: next time.
+                logger.debug("Deleting idle lock keys failed: {}", ex.getMessage());
+            }
+        }
+    }
+}
