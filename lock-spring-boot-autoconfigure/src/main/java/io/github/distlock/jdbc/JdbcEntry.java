@@ -221,7 +221,7 @@ final class JdbcEntry extends AbstractStoreEntry {
         try {
             if (!isLost() && System.nanoTime() - this.session.renewedAt() >= this.store.livenessNanos()) {
                 // The database may have expired the session: it cannot hold, whatever the last answer said.
-                loseLocked(JdbcLockStore.noRenewal(this.store.ttlNanos()), true);
+                loseLocked(JdbcSessionKeeper.noRenewal(this.store.ttlNanos()), true);
             }
             markHoldingLocked();
             return true;
@@ -301,7 +301,7 @@ final class JdbcEntry extends AbstractStoreEntry {
     public @Nullable String lostReason() {
         String lost = super.lostReason();
         if (lost == null && isWritten() && System.nanoTime() - this.session.renewedAt() >= this.store.livenessNanos()) {
-            lose(JdbcLockStore.noRenewal(this.store.ttlNanos()), true);
+            lose(JdbcSessionKeeper.noRenewal(this.store.ttlNanos()), true);
             lost = super.lostReason();
         }
         return lost;

@@ -5,20 +5,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 
 import javax.sql.DataSource;
 
@@ -41,7 +33,10 @@ import org.slf4j.LoggerFactory;
  * The JDBC {@link LockStore}: the tables of {@link JdbcTables}, reached through {@link JdbcCalls}
  * (short transactions on connections borrowed from the application's {@link DataSource} for one call
  * each, on the store's own threads, so a held lock pins no connection and the caller's wait bounds
- * every call).
+ * every call). This class is the seam: it writes entries and reads the heads of their queues,
+ * releases them and tracks them; the session is {@link JdbcSessionKeeper}'s, waking waiters
+ * {@link JdbcWakeups}', removals in the background and sweeps {@link JdbcEntryRemovals}', reads for
+ * errors, the endpoint and tools {@link JdbcLockInspector}'s.
  *
  * <p>Invariants: an entry is tracked (renewed with its session, reachable by notifications) from
  * just before its write until it ends; a session is lost exactly when the database says its row is
@@ -54,47 +49,24 @@ final class JdbcLockStore implements LockStore {
 
     private static final Logger logger = LoggerFactory.getLogger(JdbcLockStore.class);
 
-    /** After a failed renewal, the next comes this soon (or at a tenth of the TTL, if sooner). */
-    private static final long FAILED_RENEWAL_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
-
     private final JdbcCalls calls;
+
+    /** Schedules renewals, deadline checks and retries of removals; never blocks on the database. */
+    private final ScheduledExecutorService maintenance;
 
     private final JdbcWakeups wakeups;
 
     private final JdbcEntryRemovals removals;
 
+    private final JdbcSessionKeeper keeper;
+
     private final JdbcLockInspector inspector;
-
-    private final long ttlNanos;
-
-    /**
-     * How long a session counts as alive here after the send of its last acknowledged renewal: the
-     * TTL less a margin, since the database stores its expiry in whole milliseconds (rounded) and
-     * its clock may run a little faster than this process's (NTP slews up to 500 ppm).
-     */
-    private final long livenessNanos;
 
     private final String ownerIdentity;
 
     private final LockStatistics.Recorder statistics;
 
     private final HoldLossListener losses;
-
-    /** Schedules; never blocks on the database. */
-    private final ScheduledExecutorService maintenance;
-
-    /** Renewals and sweeps, one at a time. */
-    private final ExecutorService renewer;
-
-    private final ReentrantLock sessionStart = new ReentrantLock();
-
-    private final ReentrantLock deadlineLock = new ReentrantLock();
-
-    private final AtomicBoolean renewing = new AtomicBoolean();
-
-    private volatile @Nullable JdbcSession session;
-
-    private @Nullable ScheduledFuture<?> deadlineCheck;
 
     JdbcLockStore(DataSource dataSource, String tablePrefix, @Nullable JdbcDialect dialect, Duration leaseTtl,
             Duration requestTimeout, @Nullable Duration pollInterval, String ownerIdentity, String where,
@@ -103,15 +75,12 @@ final class JdbcLockStore implements LockStore {
         this.maintenance = Executors.newSingleThreadScheduledExecutor(JdbcCalls.daemon("distlock-jdbc-maintenance"));
         this.wakeups = new JdbcWakeups(this.calls, pollInterval);
         this.removals = new JdbcEntryRemovals(this.calls, this.wakeups, this.maintenance, statistics);
+        this.keeper = new JdbcSessionKeeper(this.calls, this.removals, this.maintenance, statistics, ownerIdentity,
+                leaseTtl);
         this.inspector = new JdbcLockInspector(this.calls);
-        this.ttlNanos = leaseTtl.toNanos();
-        this.livenessNanos = this.ttlNanos - Math.max(TimeUnit.MILLISECONDS.toNanos(2), this.ttlNanos / 1000);
         this.ownerIdentity = ownerIdentity;
         this.statistics = statistics;
         this.losses = losses;
-        this.renewer = Executors.newSingleThreadExecutor(JdbcCalls.daemon("distlock-jdbc-renewal"));
-        long renewalPeriod = Math.max(1, this.ttlNanos / 3);
-        this.maintenance.scheduleWithFixedDelay(this::renew, renewalPeriod, renewalPeriod, TimeUnit.NANOSECONDS);
     }
 
     /** The oldest entry of a key up to some fence, and the milliseconds its session has left by the database's clock. */
@@ -121,49 +90,10 @@ final class JdbcLockStore implements LockStore {
     @Override
     public StoreEntry newEntry(String key, Wait attempt) throws StoreUnavailableException, InterruptedException {
         checkOpen();
-        JdbcSession current = liveSession(attempt);
+        JdbcSession current = this.keeper.liveSession(attempt);
         String value = EntryValue.encode(this.ownerIdentity, Thread.currentThread().getName(),
                 System.currentTimeMillis()).replace('\0', ' ');
         return new JdbcEntry(this, current, key, value);
-    }
-
-    private JdbcSession liveSession(Wait attempt) throws StoreUnavailableException, InterruptedException {
-        JdbcSession current = this.session;
-        if (current != null && current.isAlive(this.livenessNanos)) {
-            return current;
-        }
-        if (!attempt.lock(this.sessionStart)) {
-            throw new StoreUnavailableException("Starting a session on " + this.calls.where() + " took too long", null);
-        }
-        try {
-            checkOpen();
-            current = this.session;
-            if (current != null && current.isAlive(this.livenessNanos)) {
-                return current;
-            }
-            if (current != null) {
-                loseSession(current, "the database acknowledged no renewal of the session within the lease TTL");
-            }
-            String id = UUID.randomUUID().toString();
-            long sentAt = System.nanoTime();
-            long ttlMillis = ttlMillis();
-            this.calls.call((connection, tables) -> {
-                try (PreparedStatement insert = this.calls.prepare(connection, tables.insertSession)) {
-                    insert.setString(1, id);
-                    insert.setString(2, this.ownerIdentity);
-                    insert.setLong(3, ttlMillis);
-                    insert.setLong(4, ttlMillis);
-                    return insert.executeUpdate();
-                }
-            }, attempt.atMost(this.calls.requestTimeoutNanos()), "Starting a session");
-            JdbcSession started = new JdbcSession(id, sentAt);
-            this.session = started;
-            scheduleDeadlineCheck();
-            return started;
-        }
-        finally {
-            this.sessionStart.unlock();
-        }
     }
 
     /**
@@ -204,12 +134,13 @@ final class JdbcLockStore implements LockStore {
         }, tables));
         Enqueued answer;
         try {
-            answer = StoreCalls.await(write.copy(), attempt.atMost(this.calls.requestTimeoutNanos()), "Writing the lock entry");
+            answer = StoreCalls.await(write.copy(), attempt.atMost(this.calls.requestTimeoutNanos()),
+                    "Writing the lock entry");
         }
         catch (StoreUnavailableException ex) {
             if (ex.getCause() instanceof SQLException sql && JdbcCalls.isForeignKeyViolation(sql)) {
                 JdbcSession lost = entry.session;
-                loseSession(lost, "its session row was gone from the database (expired and deleted)");
+                this.keeper.loseSession(lost, "its session row was gone from the database (expired and deleted)");
                 String reason = lost.lostReason();
                 throw new EntryLostException((reason != null) ? reason : "its session was lost", true);
             }
@@ -369,7 +300,7 @@ final class JdbcLockStore implements LockStore {
         logger.debug("Database call failed: {}", ex.getMessage());
     }
 
-    // ---- removals ------------------------------------------------------------------------------
+    // ---- removals, in the background -----------------------------------------------------------
 
     void removeLater(JdbcEntry entry) {
         this.removals.removeLater(entry);
@@ -382,160 +313,6 @@ final class JdbcLockStore implements LockStore {
     /** @return removals not yet confirmed by the database (nor made moot by the session's end) */
     int pendingRemovals() {
         return this.removals.pendingRemovals();
-    }
-
-    // ---- session renewal -----------------------------------------------------------------------
-
-    /**
-     * Renews the session and checks that its entries are still there, on the renewal thread; a
-     * renewal still running when the next is due is not doubled. Never throws.
-     */
-    private void renew() {
-        JdbcSession current = this.session;
-        if (current == null || current.lostReason() != null || this.calls.isClosed()) {
-            checkDeadlines();
-            return;
-        }
-        if (!this.renewing.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            this.renewer.execute(() -> {
-                try {
-                    renewNow(current);
-                }
-                finally {
-                    this.renewing.set(false);
-                }
-            });
-        }
-        catch (RejectedExecutionException ex) {
-            this.renewing.set(false);
-        }
-        scheduleDeadlineCheck();
-    }
-
-    private void renewNow(JdbcSession current) {
-        long sentAt = System.nanoTime();
-        try {
-            Optional<Map<Long, Long>> present = this.calls.withConnection((connection, tables) -> {
-                try (PreparedStatement renew = this.calls.prepare(connection, tables.renewSession)) {
-                    renew.setLong(1, ttlMillis());
-                    renew.setString(2, current.id);
-                    if (renew.executeUpdate() == 0) {
-                        return Optional.empty();
-                    }
-                }
-                if (!connection.getAutoCommit()) {
-                    connection.commit();
-                }
-                Map<Long, Long> numbersByFence = new HashMap<>();
-                try (PreparedStatement entries = this.calls.prepare(connection, tables.sessionEntries)) {
-                    entries.setString(1, current.id);
-                    try (ResultSet rows = entries.executeQuery()) {
-                        while (rows.next()) {
-                            numbersByFence.put(rows.getLong(1), rows.getLong(2));
-                        }
-                    }
-                }
-                return Optional.of(numbersByFence);
-            });
-            if (present.isEmpty()) {
-                loseSession(current, "its session row was gone from the database or had expired");
-                return;
-            }
-            if (current.lostReason() != null) {
-                // Renewed in the database after this process gave the session up: its rows must not outlive the loss.
-                this.removals.deleteSessionLater(current);
-                return;
-            }
-            current.renewed(sentAt);
-            for (JdbcEntry entry : current.entries) {
-                // Only entries whose write had committed before the read was sent can be missing from it.
-                if (entry.isWritten() && entry.writtenAt() - sentAt < 0 && !present.get().containsKey(entry.fence())) {
-                    entry.lose("its lock entry was gone from the database (deleted)", false);
-                }
-            }
-            // Invariant: an entry's number is unsettled from before its write until its release or removal
-            // was answered, so a row of this session with a settled number is a ghost (a write that committed
-            // after its caller gave up and after its removal found nothing): delete it, or it would hold its
-            // key for as long as this process lives.
-            for (Long number : present.get().values()) {
-                if (!current.unsettled.contains(number)) {
-                    this.removals.removeGhost(current, number);
-                }
-            }
-            this.removals.sweepLater();
-            scheduleDeadlineCheck();
-        }
-        catch (SQLException | RuntimeException ex) {
-            this.statistics.backendError();
-            logger.debug("Renewal of the lock session on {} failed: {}", this.calls.where(), ex.getMessage());
-            // A transient failure must not cost a hold that is still within its TTL: try again soon.
-            try {
-                this.maintenance.schedule(this::renew, Math.min(FAILED_RENEWAL_RETRY_NANOS, this.ttlNanos / 10),
-                        TimeUnit.NANOSECONDS);
-            }
-            catch (RejectedExecutionException closedMeanwhile) {
-                // Closed.
-            }
-        }
-    }
-
-    /** Ends the session once one TTL passed since the send of its last acknowledged renewal. */
-    private void checkDeadlines() {
-        JdbcSession current = this.session;
-        if (current == null) {
-            return;
-        }
-        if (current.lostReason() == null && System.nanoTime() - current.renewedAt() >= this.livenessNanos) {
-            loseSession(current, noRenewal(this.ttlNanos));
-        }
-        scheduleDeadlineCheck();
-    }
-
-    /** Why a session whose renewals the database did not acknowledge in time is lost. */
-    static String noRenewal(long ttlNanos) {
-        return "the database acknowledged no renewal of the lock session within the lease TTL ("
-                + Duration.ofNanos(ttlNanos) + ")";
-    }
-
-    /** Arms one check at the current session's deadline. */
-    void scheduleDeadlineCheck() {
-        this.deadlineLock.lock();
-        try {
-            JdbcSession current = this.session;
-            if (current == null || current.lostReason() != null || this.maintenance.isShutdown()) {
-                return;
-            }
-            long delay = Math.max(0, current.renewedAt() + this.livenessNanos - System.nanoTime());
-            if (this.deadlineCheck != null) {
-                this.deadlineCheck.cancel(false);
-            }
-            this.deadlineCheck = this.maintenance.schedule(this::checkDeadlines, delay, TimeUnit.NANOSECONDS);
-        }
-        catch (RejectedExecutionException ex) {
-            // Closed meanwhile.
-        }
-        finally {
-            this.deadlineLock.unlock();
-        }
-    }
-
-    private void loseSession(JdbcSession lost, String reason) {
-        if (!lost.lose(reason)) {
-            return;
-        }
-        if (!this.calls.isClosed()) {
-            this.statistics.sessionLost();
-            logger.warn("Lock session {} on {} ended: {}; its locks are lost", lost.id, this.calls.where(), reason);
-        }
-        for (JdbcEntry entry : lost.entries) {
-            entry.lose(reason, true);
-        }
-        if (!this.calls.isClosed()) {
-            this.removals.deleteSessionLater(lost);
-        }
     }
 
     // ---- reads ---------------------------------------------------------------------------------
@@ -558,13 +335,13 @@ final class JdbcLockStore implements LockStore {
         try {
             this.calls.execute(() -> {
                 try {
-                    liveSession(Wait.timeout(this.calls.requestTimeoutNanos(), false));
+                    this.keeper.liveSession(Wait.timeout(this.calls.requestTimeoutNanos(), false));
                     this.wakeups.ensureListening();
                     connected.complete(null);
                 }
                 catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
-                    connected.completeExceptionally(new IllegalStateException("Could not connect to " + this.calls.where()
-                            + ": " + ex.getMessage(), ex));
+                    connected.completeExceptionally(new IllegalStateException("Could not connect to "
+                            + this.calls.where() + ": " + ex.getMessage(), ex));
                 }
             });
         }
@@ -584,18 +361,11 @@ final class JdbcLockStore implements LockStore {
             return;
         }
         this.calls.markClosed();
-        // A session being started now is installed before this reads it (and none after: closed is set).
-        this.sessionStart.lock();
-        JdbcSession current;
-        try {
-            current = this.session;
-        }
-        finally {
-            this.sessionStart.unlock();
-        }
+        JdbcSession current = this.keeper.sessionAtClose();
+        // Read before the session is lost: losing it ends every entry, and ended entries are forgotten.
         List<JdbcEntry> open = this.wakeups.writtenEntries();
         if (current != null) {
-            loseSession(current, "the lock registry was closed");
+            this.keeper.loseSession(current, "the lock registry was closed");
             try {
                 StoreCalls.await(this.calls.submit((connection, tables) -> {
                     for (JdbcEntry entry : open) {
@@ -614,21 +384,17 @@ final class JdbcLockStore implements LockStore {
         }
         this.wakeups.close();
         this.maintenance.shutdownNow();
-        this.renewer.shutdownNow();
+        this.keeper.shutdownNow();
         this.calls.shutdownNow();
     }
 
     long ttlNanos() {
-        return this.ttlNanos;
+        return this.keeper.ttlNanos();
     }
 
     /** @return how long a session counts as alive after the send of its last acknowledged renewal */
     long livenessNanos() {
-        return this.livenessNanos;
-    }
-
-    long ttlMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(this.ttlNanos);
+        return this.keeper.livenessNanos();
     }
 
     long pollIntervalNanos() {
@@ -640,7 +406,7 @@ final class JdbcLockStore implements LockStore {
     }
 
     @Nullable JdbcSession session() {
-        return this.session;
+        return this.keeper.session();
     }
 
     @Nullable JdbcTables tablesOrNull() {
@@ -659,14 +425,12 @@ final class JdbcLockStore implements LockStore {
 
     @Override
     public boolean isSessionAlive() {
-        JdbcSession current = this.session;
-        return current != null && current.isAlive(this.livenessNanos);
+        return this.keeper.isSessionAlive();
     }
 
     @Override
     public @Nullable Duration sessionRenewalAge() {
-        JdbcSession current = this.session;
-        return (current != null) ? Duration.ofNanos(System.nanoTime() - current.renewedAt()) : null;
+        return this.keeper.sessionRenewalAge();
     }
 
     @Override
