@@ -87,6 +87,8 @@ final class JdbcLockStore implements LockStore {
     record Head(long fence, String value, String sessionId, long leftMillis) {
     }
 
+    // ---- entries -------------------------------------------------------------------------------
+
     @Override
     public StoreEntry newEntry(String key, Wait attempt) throws StoreUnavailableException, InterruptedException {
         checkOpen();
