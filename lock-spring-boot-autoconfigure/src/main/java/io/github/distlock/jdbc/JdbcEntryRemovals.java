@@ -199,6 +199,11 @@ final class JdbcEntryRemovals {
      * deadline here), and its entries would then hold their keys for up to another TTL.
      */
     void deleteSessionLater(JdbcSession lost) {
+        deleteSessionAttempt(lost, REMOVAL_RETRY_MILLIS);
+    }
+
+    /** Retries back off as the removals' do, so that a database down for long is not asked twice a second. */
+    private void deleteSessionAttempt(JdbcSession lost, long nextDelayMillis) {
         this.calls.submit((connection, tables) -> {
             try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteSession)) {
                 delete.setString(1, lost.id);
@@ -207,8 +212,8 @@ final class JdbcEntryRemovals {
         }).whenComplete((deleted, failure) -> {
             if (failure != null && !this.calls.isClosed()) {
                 try {
-                    this.maintenance.schedule(() -> deleteSessionLater(lost), REMOVAL_RETRY_MILLIS,
-                            TimeUnit.MILLISECONDS);
+                    this.maintenance.schedule(() -> deleteSessionAttempt(lost, Math.min(2 * nextDelayMillis,
+                            MAX_REMOVAL_RETRY_MILLIS)), nextDelayMillis, TimeUnit.MILLISECONDS);
                 }
                 catch (RejectedExecutionException ex) {
                     // Closed meanwhile: the session expires on its own.
