@@ -89,10 +89,15 @@ class LocalHandoffRaceTests {
             meet(bothAsking);
             firstEntry.lose("session expired", core);
         });
-        CompletableFuture<Void> takingFirst = CompletableFuture.runAsync(() -> lockAndUnlock(first));
-        CompletableFuture<Void> takingSecond = CompletableFuture.runAsync(() -> lockAndUnlock(second));
-        CompletableFuture.allOf(takingFirst, takingSecond).get(BOUND.toMillis(), TimeUnit.MILLISECONDS);
-        assertThat(this.store.entries).as("both acquired anew").hasSize(4);
+        CompletableFuture<Boolean> takingFirst = CompletableFuture.supplyAsync(() -> unlockReportsLoss(first));
+        CompletableFuture<Boolean> takingSecond = CompletableFuture.supplyAsync(() -> unlockReportsLoss(second));
+        int unlocksReportingLoss = (takingFirst.get(BOUND.toMillis(), TimeUnit.MILLISECONDS) ? 1 : 0)
+                + (takingSecond.get(BOUND.toMillis(), TimeUnit.MILLISECONDS) ? 1 : 0);
+        // Which thread took its entry before the other reported it lost is up to the scheduler. A held
+        // entry's loss is always counted, and its unlock says so; a report still on its way when the
+        // taker saw the loss and dropped the entry may count once more (see KeyState.Tenure).
+        assertThat(this.statistics.statistics().getHoldsLost()).as("holds lost")
+            .isBetween((long) unlocksReportingLoss, 2L);
     }
 
     /** A loss while a thread holds the kept entry is a lost hold: reported once, and its unlock says so. */
@@ -179,9 +184,16 @@ class LocalHandoffRaceTests {
         }
     }
 
-    private static void lockAndUnlock(FencedLock lock) {
+    /** @return whether the unlock reported the hold lost */
+    private static boolean unlockReportsLoss(FencedLock lock) {
         lock.lock();
-        lock.unlock();
+        try {
+            lock.unlock();
+            return false;
+        }
+        catch (LockLostException ex) {
+            return true;
+        }
     }
 
     private static boolean passGate(KeyState state) {
