@@ -64,10 +64,10 @@ final class KeyState {
          * comes after it and sees it, and the loss counts as a lost hold exactly when a thread has
          * the entry. Nothing else is called under the monitor: a store may report a loss (and so
          * take this monitor) from inside any of its own calls, for another key's tenure as well.
-         * One window is left: a store sets the lost reason before it reports, so a thread that sees
-         * the reason first drops the entry, and a report that arrives after the key moved on to a
-         * new tenure (or was forgotten) cannot find this one and counts as a lost hold. That is a
-         * rare extra report, never a missing one.
+         * A store sets the lost reason before it reports, so a thread may see the reason first and
+         * drop the entry before the report arrives; the report may then find the key on a new
+         * tenure, or forgotten, so such entries are remembered apart until it comes
+         * (LocalHandoffs#droppedBeforeReport).
          */
         private Status status = Status.HELD;
 
@@ -125,6 +125,11 @@ final class KeyState {
         /** The process gives the kept entry back to the store (or drops it): a loss from now on is no lost hold. */
         synchronized void end() {
             this.status = Status.ENDED;
+        }
+
+        /** @return whether the store's report of the entry's loss came */
+        synchronized boolean lossReported() {
+            return this.lost;
         }
 
         /**

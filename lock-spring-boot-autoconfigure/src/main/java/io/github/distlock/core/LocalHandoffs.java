@@ -1,5 +1,8 @@
 package io.github.distlock.core;
 
+import java.util.Collections;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -53,6 +56,14 @@ final class LocalHandoffs {
     private final AtomicBoolean lingerUnsupportedLogged = new AtomicBoolean();
 
     /**
+     * Entries dropped without a holder because they said they were lost, before the store's report
+     * of that loss came: the report is no lost hold, though it cannot find their tenure any more.
+     * Weak, so that an entry whose report never comes is not kept; touched only on losses.
+     */
+    private final Set<StoreEntry> droppedBeforeReport = Collections.newSetFromMap(
+            Collections.synchronizedMap(new WeakHashMap<>()));
+
+    /**
      * @param store the store the entries belong to
      * @param settings when to keep entries
      * @param releaseState drops the reference a kept entry held on its key state
@@ -100,6 +111,7 @@ final class LocalHandoffs {
         this.releaseState.accept(state);
         if (!alive) {
             // Lost while no thread held it: nobody to tell, only what is left to remove.
+            droppedWithoutHolder(kept);
             kept.entry.discard();
             return null;
         }
@@ -167,16 +179,17 @@ final class LocalHandoffs {
      * when its time is up), or that it is giving back, was not held.
      * @return whether a thread of the process had the entry, so that the loss is a lost hold
      */
-    boolean isHoldLoss(KeyState state, StoreEntry entry) {
-        KeyState.Tenure tenure = state.tenure;
-        KeyState.Tenure.Status status = (tenure != null && tenure.entry == entry) ? tenure.lost() : null;
-        if (status == null || status == KeyState.Tenure.Status.HELD) {
-            return true;
+    boolean isHoldLoss(@Nullable KeyState state, StoreEntry entry) {
+        KeyState.Tenure tenure = (state != null) ? state.tenure : null;
+        if (tenure == null || tenure.entry != entry) {
+            // Looked at after the tenure: an entry is remembered before its key's next tenure starts.
+            return !this.droppedBeforeReport.remove(entry);
         }
+        KeyState.Tenure.Status status = tenure.lost();
         if (status == KeyState.Tenure.Status.KEPT) {
             submitCheck(state);
         }
-        return false;
+        return status == KeyState.Tenure.Status.HELD;
     }
 
     /**
@@ -237,6 +250,9 @@ final class LocalHandoffs {
             }
             // Ended before the release, so that a loss the release finds is not reported as a lost hold.
             kept.end();
+            if (kept.entry.lostReason() != null) {
+                droppedWithoutHolder(kept);
+            }
             releaseToStore(kept.entry);
             state.kept = null;
             released = kept;
@@ -246,6 +262,16 @@ final class LocalHandoffs {
             if (released != null) {
                 this.releaseState.accept(state);
             }
+        }
+    }
+
+    /**
+     * Remembers a lost entry that the process drops with no thread holding it, if the store has not
+     * reported the loss yet. Called under the unfair gate, so before a new tenure of the key starts.
+     */
+    private void droppedWithoutHolder(KeyState.Tenure tenure) {
+        if (!tenure.lossReported()) {
+            this.droppedBeforeReport.add(tenure.entry);
         }
     }
 

@@ -456,7 +456,7 @@ public final class LockCore implements HoldLossListener {
     @Override
     public void holdLost(StoreEntry entry, String reason) {
         KeyState state = this.keyStates.get(entry.lockKey());
-        if (state != null && !this.handoffs.isHoldLoss(state, entry)) {
+        if (!this.handoffs.isHoldLoss(state, entry)) {
             logger.debug("Kept entry of lock '{}' lost while no thread held it: {}", entry.lockKey(), reason);
         }
         else if (!this.store.isClosed()) {
