@@ -232,7 +232,7 @@ final class JdbcCalls {
     }
 
     /** Puts the pool's setting back; a connection that timed out is closed already, and the pool drops it. */
-    private static void restoreNetworkTimeout(Connection connection, int networkTimeout) {
+    static void restoreNetworkTimeout(Connection connection, int networkTimeout) {
         try {
             connection.setNetworkTimeout(Runnable::run, networkTimeout);
         }

@@ -88,7 +88,7 @@ final class JdbcNotifications {
                     listen(listener);
                 }
                 finally {
-                    restoreNetworkTimeout(listener, networkTimeout);
+                    JdbcCalls.restoreNetworkTimeout(listener, networkTimeout);
                 }
             }
             catch (SQLException | RuntimeException ex) {
@@ -133,18 +133,6 @@ final class JdbcNotifications {
         }
         try (Statement unlisten = listener.createStatement()) {
             unlisten.execute("UNLISTEN \"" + this.channel + "\"");
-        }
-    }
-
-    /** Gives the connection back to the pool as it was lent, if it still works. */
-    private static void restoreNetworkTimeout(Connection connection, int networkTimeout) {
-        try {
-            if (!connection.isClosed()) {
-                connection.setNetworkTimeout(Runnable::run, networkTimeout);
-            }
-        }
-        catch (SQLException ex) {
-            logger.debug("Could not restore the listening connection's network timeout: {}", ex.getMessage());
         }
     }
 
