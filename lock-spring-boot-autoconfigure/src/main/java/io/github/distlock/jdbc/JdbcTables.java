@@ -154,8 +154,9 @@ final class JdbcTables {
         this.deleteIdleKeys = "DELETE FROM " + this.keys + " WHERE NOT EXISTS (SELECT 1 FROM " + this.entries
                 + " e WHERE e.LOCK_ID = " + this.keys + ".LOCK_ID)";
         this.deleteEntry = "DELETE FROM " + this.entries + " WHERE FENCE = ? AND SESSION_ID = ?";
+        String lockKeyRowFirst = "SELECT LOCK_ID FROM " + this.keys + " WHERE LOCK_ID = ? FOR UPDATE; ";
         this.deleteEntryAndNotify = dialect.hasNotifications()
-                ? "SELECT LOCK_ID FROM " + this.keys + " WHERE LOCK_ID = ? FOR UPDATE; "
+                ? lockKeyRowFirst
                         + "WITH released AS (DELETE FROM " + this.entries + " WHERE FENCE = ? AND SESSION_ID = ? "
                         + "RETURNING LOCK_ID) SELECT (SELECT COUNT(*) FROM released), (SELECT pg_notify(?, "
                         + "MIN(e.FENCE)::TEXT) FROM " + this.entries + " e WHERE e.LOCK_ID IN "
@@ -167,7 +168,7 @@ final class JdbcTables {
                 : null;
         this.deleteEntryByNumber = "DELETE FROM " + this.entries + " WHERE SESSION_ID = ? AND ENTRY_NUMBER = ?";
         this.deleteEntryByNumberAndNotify = dialect.hasNotifications()
-                ? "SELECT LOCK_ID FROM " + this.keys + " WHERE LOCK_ID = ? FOR UPDATE; "
+                ? lockKeyRowFirst
                         + "WITH removed AS (DELETE FROM " + this.entries + " WHERE SESSION_ID = ? AND ENTRY_NUMBER = ? "
                         + "RETURNING LOCK_ID, FENCE) SELECT (SELECT COUNT(*) FROM removed), (SELECT pg_notify(?, "
                         + "MIN(e.FENCE)::TEXT) FROM " + this.entries + " e JOIN removed r ON e.LOCK_ID = r.LOCK_ID "
