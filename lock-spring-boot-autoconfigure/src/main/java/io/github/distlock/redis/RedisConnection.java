@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * The store's two connections on the application's Lettuce client (a {@link RedisClient}, also
  * for Sentinel, or a {@link RedisClusterClient}): one for commands, one subscribed to the
  * handover channel. Lettuce reconnects both and subscribes again by itself; messages published
- * meanwhile are lost, which waiters make up for by checking their place again.
+ * meanwhile are lost, which waiters make up for by checking their place again, and holders by
+ * assuming an entry was queued behind them.
  *
  * <p>Invariant: at most one connection attempt runs at a time ({@link #connecting} is replaced
  * only under {@link #lock}); callers wait for it within their own bound, never Lettuce's.
@@ -38,7 +39,7 @@ final class RedisConnection {
 
     private final String channel;
 
-    private final Consumer<String> handovers;
+    private final Consumer<String> messages;
 
     private final ExecutorService connector;
 
@@ -50,10 +51,10 @@ final class RedisConnection {
 
     private volatile boolean closed;
 
-    RedisConnection(AbstractRedisClient client, String channel, Consumer<String> handovers, ExecutorService connector) {
+    RedisConnection(AbstractRedisClient client, String channel, Consumer<String> messages, ExecutorService connector) {
         this.client = client;
         this.channel = channel;
-        this.handovers = handovers;
+        this.messages = messages;
         this.connector = connector;
     }
 
@@ -109,7 +110,7 @@ final class RedisConnection {
             pubSub.addListener(new RedisPubSubAdapter<>() {
                 @Override
                 public void message(String channel, String message) {
-                    RedisConnection.this.handovers.accept(message);
+                    RedisConnection.this.messages.accept(message);
                 }
             });
             pubSub.sync().subscribe(this.channel);

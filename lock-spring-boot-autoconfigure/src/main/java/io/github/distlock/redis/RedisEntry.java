@@ -9,6 +9,7 @@ import io.github.distlock.redis.RedisConnection.Connected;
 import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.EntryValue;
+import io.github.distlock.store.QueuedBehindSignal;
 import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreUnavailableException;
 import io.lettuce.core.ScriptOutputType;
@@ -55,6 +56,9 @@ final class RedisEntry extends AbstractStoreEntry {
 
     /** When the last renewal of the entry's liveness key that Redis acknowledged was sent. */
     private volatile long renewedAt;
+
+    /** Told once when an entry is queued behind this one; see {@link #whenQueuedBehind}. */
+    private final QueuedBehindSignal queuedBehind = new QueuedBehindSignal();
 
     RedisEntry(RedisLockStore store, RedisSession session, String id, String key, String value) {
         super(key);
@@ -117,6 +121,9 @@ final class RedisEntry extends AbstractStoreEntry {
         boolean holdsNow = (Long) answer.get(1) == 1L;
         if (!holdsNow) {
             behind(answer, 2);
+        }
+        else if ((Long) answer.get(2) == 1L) {
+            this.queuedBehind.fire();
         }
         return awaitTurn(wait, holdsNow);
     }
@@ -208,6 +215,9 @@ final class RedisEntry extends AbstractStoreEntry {
             throw gone();
         }
         if (place == 1) {
+            if ((Long) answer.get(1) == 1L) {
+                this.queuedBehind.fire();
+            }
             return true;
         }
         behind(answer, 1);
@@ -257,9 +267,30 @@ final class RedisEntry extends AbstractStoreEntry {
         signal(() -> this.handedOver = true);
     }
 
-    /** Messages may have been lost (the subscription reconnected): check the place now. */
-    void checkNow() {
+    /** A message said an entry was queued behind this one (which holds). */
+    void queuedBehind() {
+        this.queuedBehind.fire();
+    }
+
+    /**
+     * Messages may have been lost (the subscription reconnected): check the place now, and assume
+     * an entry was queued behind.
+     */
+    void messagesMayBeLost() {
         signal(() -> this.checkAt = System.nanoTime());
+        this.queuedBehind.fire();
+    }
+
+    /**
+     * Every entry queued behind this one is told: one queued while this entry held, by the
+     * {@code +} message its write published; one queued before, by the answer or the messages that
+     * made this entry the holder. Messages lost while the subscription was down count as an entry
+     * queued behind ({@link #messagesMayBeLost}).
+     */
+    @Override
+    public boolean whenQueuedBehind(Runnable queuedBehind) {
+        this.queuedBehind.register(queuedBehind, false);
+        return true;
     }
 
     /**

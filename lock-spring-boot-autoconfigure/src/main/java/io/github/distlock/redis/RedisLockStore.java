@@ -110,7 +110,7 @@ final class RedisLockStore implements LockStore {
             Connected connected = RedisLockStore.this.connection.connectedOrNull();
             if (connected != null && connection == connected.pubSub()) {
                 // Handover messages published while the subscription was down are lost.
-                RedisLockStore.this.entries.values().forEach(RedisEntry::checkNow);
+                RedisLockStore.this.entries.values().forEach(RedisEntry::messagesMayBeLost);
             }
             if (connected != null && connection == connected.commands() && !RedisLockStore.this.closed) {
                 // A restarted Redis may have forgotten the session: holders learn it now, not a TTL/3 later.
@@ -140,7 +140,7 @@ final class RedisLockStore implements LockStore {
         this.losses = losses;
         this.maintenance = Executors.newSingleThreadScheduledExecutor(daemon("distlock-redis-maintenance"));
         this.connector = Executors.newCachedThreadPool(daemon("distlock-redis-connect"));
-        this.connection = new RedisConnection(client, keyspace.channel(), this::handover, this.connector);
+        this.connection = new RedisConnection(client, keyspace.channel(), this::message, this.connector);
         client.addListener(this.reconnects);
         long renewalPeriod = Math.max(1, this.ttlNanos / 3);
         this.maintenance.scheduleWithFixedDelay(this::renew, renewalPeriod, renewalPeriod, TimeUnit.NANOSECONDS);
@@ -222,9 +222,17 @@ final class RedisLockStore implements LockStore {
         this.entries.remove(entry.id);
     }
 
-    private void handover(String entryId) {
-        RedisEntry entry = this.entries.get(entryId);
-        if (entry != null) {
+    /** A message on the channel: an entry id (it holds now) or {@code +} and an id (queued behind it). */
+    private void message(String message) {
+        boolean queuedBehind = message.startsWith("+");
+        RedisEntry entry = this.entries.get(queuedBehind ? message.substring(1) : message);
+        if (entry == null) {
+            return;
+        }
+        if (queuedBehind) {
+            entry.queuedBehind();
+        }
+        else {
             entry.handedOver();
         }
     }

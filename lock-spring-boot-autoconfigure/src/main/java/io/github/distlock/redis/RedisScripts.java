@@ -14,7 +14,10 @@ import java.util.HexFormat;
  * drawn when it was first added, greater than the counter's last value and than every fence in the
  * queue, and not below the server's clock in microseconds (so queue order is fence order); the holder is the oldest entry whose liveness key exists; an
  * entry whose liveness key is gone is removed when it reaches the head (so a dead waiter never
- * stalls the queue); whenever a script changes who holds, it publishes the new holder's id; the
+ * stalls the queue); whenever a script changes who holds, it publishes the new holder's id, and
+ * then {@code +} and the id if other entries are queued behind it; whenever a script queues an
+ * entry behind the holder, it publishes {@code +} and the holder's id (so a holder learns of every
+ * entry behind it from its answer or from a message, see {@link RedisEntry#whenQueuedBehind}); the
  * queue and the counter live at least as long as the longest-lived entry that was added or
  * renewed.
  */
@@ -36,6 +39,14 @@ final class RedisScripts {
                 dropped = true
               end
             end
+            local function tellHead(channel, queue, head)
+              redis.call('PUBLISH', channel, head)
+              if redis.call('ZCARD', queue) > 1 then redis.call('PUBLISH', channel, '+' .. head) end
+            end
+            local function behind(queue)
+              if redis.call('ZCARD', queue) > 1 then return 1 end
+              return 0
+            end
             local function outlive(name, ttl)
               local left = redis.call('PTTL', name)
               if left ~= -2 and left < ttl then redis.call('PEXPIRE', name, ttl) end
@@ -44,7 +55,8 @@ final class RedisScripts {
 
     /**
      * KEYS: queue, counter, own entry key. ARGV: entry id, TTL ms, entry value, entry prefix, channel.
-     * Returns {fence, 1} when the entry holds, {fence, 0, head's value, head's PTTL} when it waits.
+     * Returns {fence, 1, 1 if entries are queued behind else 0} when the entry holds,
+     * {fence, 0, head's value, head's PTTL} when it waits.
      */
     static final RedisScript ENQUEUE = new RedisScript("enqueue", LIVE_HEAD + """
             local queue, counter, own = KEYS[1], KEYS[2], KEYS[3]
@@ -80,19 +92,24 @@ final class RedisScripts {
               if redis.call('ZADD', queue, fence, id) == 1 and redis.call('ZCARD', queue) == 1 then
                 -- A new queue: nothing in it lives longer than this entry.
                 redis.call('PEXPIRE', queue, ttl)
-                return {fence, 1}
+                return {fence, 1, 0}
               end
             end
             outlive(queue, ttl)
             local head, pttl, dropped = liveHead(queue, prefix)
-            if head == id then return {fence, 1} end
-            if dropped then redis.call('PUBLISH', ARGV[5], head) end
+            if head == id then return {fence, 1, behind(queue)} end
+            if dropped then
+              tellHead(ARGV[5], queue, head)
+            else
+              redis.call('PUBLISH', ARGV[5], '+' .. head)
+            end
             return {fence, 0, redis.call('GET', prefix .. head) or '', pttl}
             """);
 
     /**
      * KEYS: queue, own entry key. ARGV: entry id, entry prefix, channel.
-     * Returns {0} if the entry is gone, {1} if it holds, {2, head's value, head's PTTL} if it waits.
+     * Returns {0} if the entry is gone, {1, 1 if entries are queued behind else 0} if it holds,
+     * {2, head's value, head's PTTL} if it waits.
      */
     static final RedisScript CHECK = new RedisScript("check", LIVE_HEAD + """
             local queue, own = KEYS[1], KEYS[2]
@@ -103,8 +120,8 @@ final class RedisScripts {
               return {0}
             end
             local head, pttl, dropped = liveHead(queue, prefix)
-            if head == id then return {1} end
-            if dropped then redis.call('PUBLISH', ARGV[3], head) end
+            if head == id then return {1, behind(queue)} end
+            if dropped then tellHead(ARGV[3], queue, head) end
             return {2, redis.call('GET', prefix .. head) or '', pttl}
             """);
 
@@ -125,7 +142,7 @@ final class RedisScripts {
             local queued = redis.call('ZREM', queue, id)
             if queued == 1 and before == id or before and redis.call('EXISTS', prefix .. before) == 0 then
               local head = liveHead(queue, prefix)
-              if head and head ~= before then redis.call('PUBLISH', ARGV[3], head) end
+              if head and head ~= before then tellHead(ARGV[3], queue, head) end
             end
             if live == 1 and queued == 1 then
               redis.call('SET', removedBefore, '1', 'PX', ARGV[4])
