@@ -4,11 +4,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.github.distlock.core.Wait;
 import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.EntryValue;
+import io.github.distlock.store.QueuedBehindSignal;
 import io.github.distlock.store.StoreUnavailableException;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException;
@@ -21,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * One acquisition's entry: an ephemeral sequential node of the registry's session under the lock's
  * container node, created with Curator's protection (so a create whose answer was lost is found,
  * not duplicated). It holds when it has the lowest sequence; a waiter watches only its
- * predecessor; a holder watches its own node, so that its deletion by someone else is reported.
+ * predecessor; a holder watches its own node, so that its deletion by someone else is reported,
+ * and the lock node's children, so that it learns when another entry queues behind it.
  *
  * <p>Invariants: those of {@link AbstractStoreEntry}; a node whose create was answered after the
  * entry gave up is deleted.
@@ -55,6 +58,12 @@ final class ZookeeperEntry extends AbstractStoreEntry {
     /** The head of the queue, just ahead of this entry, was deleted: this entry holds. */
     private boolean headDeleted;
 
+    /** Told once when an entry is queued behind this one; see {@link #whenQueuedBehind}. */
+    private final QueuedBehindSignal queuedBehind = new QueuedBehindSignal();
+
+    /** The children watch of the first read of the queue, sent with the create. */
+    private final QueueWatch firstReadWatch = new QueueWatch();
+
     ZookeeperEntry(ZookeeperLockStore store, ZookeeperSession session, String key, byte[] value) {
         super(key);
         this.store = store;
@@ -81,7 +90,10 @@ final class ZookeeperEntry extends AbstractStoreEntry {
         CompletableFuture<CuratorEvent> create = this.store.createEntry(lockKey(), this.value, stat);
         // Sent right behind the create on the same session, so ZooKeeper answers it after applying the create:
         // an uncontended acquisition learns that it holds without another round trip.
-        CompletableFuture<CuratorEvent> firstRead = readQueue();
+        CompletableFuture<CuratorEvent> firstRead = readQueueWatched(this.firstReadWatch, () -> {
+            CuratorEvent answered = create.getNow(null);
+            return (answered != null) ? answered.getName() : null;
+        });
         CuratorEvent created;
         try {
             created = this.store.await(create, attempt.atMost(this.store.requestTimeoutNanos()), "Creating the lock entry");
@@ -149,6 +161,72 @@ final class ZookeeperEntry extends AbstractStoreEntry {
     private CompletableFuture<CuratorEvent> readQueue() {
         return this.store.background(callback -> this.store.client().getChildren().inBackground(callback)
             .forPath(this.lockNode));
+    }
+
+    /**
+     * Reads the queue and leaves a children watch on it, which counts if the read shows this entry
+     * as the head: any later change of the children is then behind this entry.
+     * @param ownPath this entry's path as far as known when the answer comes, or {@code null}
+     */
+    private CompletableFuture<CuratorEvent> readQueueWatched(QueueWatch watch,
+            Supplier<@Nullable String> ownPath) {
+        return this.store.background(callback -> this.store.client().getChildren().usingWatcher(watch)
+            .inBackground((client, event) -> {
+                // On ZooKeeper's event thread, which delivers this watch's events only after this answer.
+                watch.answered(event, ownPath.get());
+                callback.processResult(client, event);
+            }).forPath(this.lockNode));
+    }
+
+    /**
+     * A one-shot children watch on the lock node. ZooKeeper delivers the answer of the read that
+     * set it before any of its events, on one thread: the answer decides whether events count.
+     */
+    private final class QueueWatch implements Watcher {
+
+        private volatile boolean entryWasHead;
+
+        void answered(CuratorEvent event, @Nullable String ownPath) {
+            if (event.getResultCode() != KeeperException.Code.OK.intValue() || ownPath == null) {
+                return;
+            }
+            List<String> queue = ZookeeperLockStore.sortedEntries(event.getChildren());
+            if (!queue.isEmpty() && queue.get(0).equals(nameOf(ownPath))) {
+                this.entryWasHead = true;
+                if (queue.size() > 1) {
+                    ZookeeperEntry.this.queuedBehind.fire();
+                }
+            }
+        }
+
+        @Override
+        public void process(WatchedEvent event) {
+            // A child created or deleted behind the head, or a connection event: either may hide an entry queued.
+            if (this.entryWasHead) {
+                ZookeeperEntry.this.queuedBehind.fire();
+            }
+        }
+    }
+
+    /**
+     * Entries queued behind this one are told by a children watch that counts from a read showing
+     * this entry as the head: the read sent with the create, if it showed that, else a read sent
+     * now (the entry took the key after waiting; entries already behind it show in the answer).
+     * Connection events count as an entry queued: changes may have been missed.
+     */
+    @Override
+    public boolean whenQueuedBehind(Runnable queuedBehind) {
+        this.queuedBehind.register(queuedBehind, false);
+        String own = this.path;
+        if (!this.firstReadWatch.entryWasHead && own != null) {
+            readQueueWatched(new QueueWatch(), () -> own).whenComplete((event, failure) -> {
+                if (failure != null || event.getResultCode() != KeeperException.Code.OK.intValue()) {
+                    // Cannot tell: assume someone waits.
+                    this.queuedBehind.fire();
+                }
+            });
+        }
+        return true;
     }
 
     /**
