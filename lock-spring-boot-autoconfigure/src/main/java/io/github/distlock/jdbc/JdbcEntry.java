@@ -6,6 +6,7 @@ import io.github.distlock.core.Wait;
 import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.EntryValue;
+import io.github.distlock.store.QueuedBehindSignal;
 import io.github.distlock.store.StoreUnavailableException;
 import org.jspecify.annotations.Nullable;
 
@@ -47,6 +48,9 @@ final class JdbcEntry extends AbstractStoreEntry {
     /** When the write committed ({@link System#nanoTime()}), once it did. */
     private volatile long writtenAt;
 
+    /** When the write was sent ({@link System#nanoTime()}): it commits after this. */
+    private volatile long writeSentAt;
+
     /** When to read the head of the queue again; guarded by the lock. */
     private long checkAt;
 
@@ -55,6 +59,9 @@ final class JdbcEntry extends AbstractStoreEntry {
      * from {@link #checkAt}, which the answer of a read in flight would overwrite.
      */
     private boolean checkRequested;
+
+    /** Told once when an entry is queued behind this one; see {@link #whenQueuedBehind}. */
+    private final QueuedBehindSignal queuedBehind = new QueuedBehindSignal();
 
     JdbcEntry(JdbcLockStore store, JdbcSession session, String key, String value) {
         super(key);
@@ -75,6 +82,7 @@ final class JdbcEntry extends AbstractStoreEntry {
             throw gone();
         }
         JdbcLockStore.Head head;
+        this.writeSentAt = System.nanoTime();
         try {
             head = this.store.enqueue(this, attempt);
         }
@@ -171,7 +179,11 @@ final class JdbcEntry extends AbstractStoreEntry {
                         + "was deleted)", false);
                 throw gone();
             }
-            return place(head);
+            boolean holds = place(head);
+            if (holds && head.followed()) {
+                this.queuedBehind.fire();
+            }
+            return holds;
         }
         catch (StoreUnavailableException ex) {
             // Keep the place: the entry lives while renewals succeed; if they stop, it is lost.
@@ -214,6 +226,26 @@ final class JdbcEntry extends AbstractStoreEntry {
     /** The head of the queue may have changed: read it now. */
     void checkNow() {
         signal(() -> this.checkRequested = true);
+    }
+
+    /** A notification said an entry was queued behind this one, or notifications may have been missed. */
+    void queuedBehind() {
+        this.queuedBehind.fire();
+    }
+
+    /**
+     * On PostgreSQL only: an entry written behind this one while it holds notifies it ({@code q} and
+     * its fence); one written before shows in the read that made this entry the holder (an entry
+     * that holds at its own write has nothing behind it). Whenever the listener (re)starts, every
+     * entry counts as queued behind, since notifications may have been missed.
+     */
+    @Override
+    public boolean whenQueuedBehind(Runnable queuedBehind) {
+        if (!this.store.reportsQueuedBehind()) {
+            return false;
+        }
+        this.queuedBehind.register(queuedBehind, false);
+        return true;
     }
 
     private boolean becomeHolder() throws EntryLostException {
@@ -291,6 +323,10 @@ final class JdbcEntry extends AbstractStoreEntry {
 
     long writtenAt() {
         return this.writtenAt;
+    }
+
+    long writeSentAt() {
+        return this.writeSentAt;
     }
 
     /**

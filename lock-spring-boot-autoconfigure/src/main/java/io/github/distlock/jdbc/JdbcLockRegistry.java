@@ -129,6 +129,11 @@ public final class JdbcLockRegistry extends CoreLockRegistry implements AutoClos
         return (JdbcLockStore) store();
     }
 
+    /** @return whether this registry's LISTEN is in effect (PostgreSQL), so that notifications reach it */
+    boolean isListening() {
+        return jdbc().isListening();
+    }
+
     /** @return the lease TTL of the session */
     public Duration getLeaseTtl() {
         return this.leaseTtl;

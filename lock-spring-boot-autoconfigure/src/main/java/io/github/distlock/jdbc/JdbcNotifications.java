@@ -16,9 +16,10 @@ import org.slf4j.LoggerFactory;
 /**
  * PostgreSQL's {@code LISTEN} for released locks: one connection of the pool per registry, taken
  * for as long as the registry lives (the one connection a registry keeps), and one thread that
- * passes each notified fence (the next entry of a released key) to the store. When the connection
- * fails it is replaced, and every waiter reads its queue again, since notifications sent meanwhile
- * are lost; waiters poll on a bounded interval anyway. A connection that died without either end
+ * passes each notified fence to the store: the next entry of a released key, or after {@code q} a
+ * holder that an entry was queued behind. When the connection fails it is replaced, and every
+ * waiter reads its queue again and every entry counts as queued behind, since notifications sent
+ * meanwhile are lost; waiters poll on a bounded interval anyway. A connection that died without either end
  * being told (a NAT or firewall forgot it) just stays silent, so after {@link #PROBE_AFTER_NANOS}
  * without a notification a query checks it, bounded by the request timeout.
  */
@@ -43,6 +44,8 @@ final class JdbcNotifications {
 
     private final LongConsumer notified;
 
+    private final LongConsumer queuedBehind;
+
     private final Runnable listening;
 
     private final String where;
@@ -54,19 +57,24 @@ final class JdbcNotifications {
     /** The pause before the next reconnection; only the listening thread uses it. */
     private long retryMillis = RETRY_MILLIS;
 
+    /** When the current LISTEN took effect ({@link System#nanoTime()}), or 0 while there is none. */
+    private volatile long listeningSince;
+
     private volatile boolean closed;
 
     /**
      * @param notified told each fence that a release named
+     * @param queuedBehind told each fence that an entry was queued behind
      * @param listening told each time LISTEN took effect (notifications before it may have been missed)
      * @param requestTimeoutNanos how long a check of the connection may take
      */
-    JdbcNotifications(DataSource dataSource, String channel, LongConsumer notified, Runnable listening, String where,
-            long requestTimeoutNanos) {
+    JdbcNotifications(DataSource dataSource, String channel, LongConsumer notified, LongConsumer queuedBehind,
+            Runnable listening, String where, long requestTimeoutNanos) {
         this.dataSource = dataSource;
         this.probeTimeoutMillis = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos));
         this.channel = channel;
         this.notified = notified;
+        this.queuedBehind = queuedBehind;
         this.listening = listening;
         this.where = where;
         this.thread = new Thread(this::run, "distlock-jdbc-listen");
@@ -77,8 +85,17 @@ final class JdbcNotifications {
         this.thread.start();
     }
 
+    /**
+     * @return when the current LISTEN took effect ({@link System#nanoTime()}), or 0 while the
+     * connection is being (re)established: whatever is notified from then on is delivered
+     */
+    long listeningSince() {
+        return this.listeningSince;
+    }
+
     private void run() {
         while (!this.closed) {
+            this.listeningSince = 0;
             try (Connection listener = this.dataSource.getConnection()) {
                 int networkTimeout = listener.getNetworkTimeout();
                 // Bounds LISTEN, the checks and UNLISTEN: unlike a query timeout, it also ends a wait for an
@@ -92,6 +109,7 @@ final class JdbcNotifications {
                 }
             }
             catch (SQLException | RuntimeException ex) {
+                this.listeningSince = 0;
                 if (this.closed) {
                     return;
                 }
@@ -111,6 +129,8 @@ final class JdbcNotifications {
         try (Statement listen = listener.createStatement()) {
             listen.execute("LISTEN \"" + this.channel + "\"");
         }
+        // Not 0, which means "none"; set before the callback, which compares entries with it.
+        this.listeningSince = System.nanoTime() | 1;
         this.listening.run();
         this.retryMillis = RETRY_MILLIS;
         PGConnection postgres = listener.unwrap(PGConnection.class);
@@ -138,7 +158,12 @@ final class JdbcNotifications {
 
     private void deliver(String payload) {
         try {
-            this.notified.accept(Long.parseLong(payload));
+            if (payload.startsWith("q")) {
+                this.queuedBehind.accept(Long.parseLong(payload.substring(1)));
+            }
+            else {
+                this.notified.accept(Long.parseLong(payload));
+            }
         }
         catch (NumberFormatException ex) {
             logger.debug("Ignoring a notification on {} that names no fence: '{}'", this.channel, payload);

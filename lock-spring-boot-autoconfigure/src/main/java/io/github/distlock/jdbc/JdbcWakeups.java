@@ -33,6 +33,9 @@ final class JdbcWakeups {
     /** Fences notified before an entry of this store registered them (or of other stores): when they came. */
     private final Map<Long, Long> unclaimedNotifications = new ConcurrentHashMap<>();
 
+    /** As {@link #unclaimedNotifications}, for notifications that an entry was queued behind. */
+    private final Map<Long, Long> unclaimedQueuedBehind = new ConcurrentHashMap<>();
+
     /** Guards the start of {@link #notifications} against {@link #close()}. */
     private final ReentrantLock listenStart = new ReentrantLock();
 
@@ -54,9 +57,15 @@ final class JdbcWakeups {
         if (entry.isOver()) {
             this.byFence.remove(fence);
         }
-        else if (this.unclaimedNotifications.remove(fence) != null) {
-            // A release named it between its commit and now.
-            entry.checkNow();
+        else {
+            if (this.unclaimedNotifications.remove(fence) != null) {
+                // A release named it between its commit and now.
+                entry.checkNow();
+            }
+            if (this.unclaimedQueuedBehind.remove(fence) != null || mayHaveMissedNotifications(entry)) {
+                // An entry was queued behind it between its commit and now, or may have been.
+                entry.queuedBehind();
+            }
         }
         ensureListening();
     }
@@ -84,7 +93,8 @@ final class JdbcWakeups {
         try {
             if (this.notifications == null && !this.calls.isClosed()) {
                 JdbcNotifications started = new JdbcNotifications(this.calls.dataSource(), current.channel,
-                        this::notified, this::wakeAll, this.calls.where(), this.calls.requestTimeoutNanos());
+                        this::notified, this::queuedBehind, this::listening, this.calls.where(),
+                        this.calls.requestTimeoutNanos());
                 this.notifications = started;
                 started.start();
             }
@@ -96,27 +106,77 @@ final class JdbcWakeups {
 
     /** A release named {@code fence} as the next entry of its key. */
     private void notified(long fence) {
+        JdbcEntry entry = claim(fence, this.unclaimedNotifications);
+        if (entry != null) {
+            entry.checkNow();
+        }
+    }
+
+    /** An entry was queued behind the one with {@code fence}. */
+    private void queuedBehind(long fence) {
+        JdbcEntry entry = claim(fence, this.unclaimedQueuedBehind);
+        if (entry != null) {
+            entry.queuedBehind();
+        }
+    }
+
+    /**
+     * @return the entry a notification names, or {@code null} if no entry registered its fence:
+     * perhaps an entry of this store whose write committed but whose writer has not registered the
+     * fence yet, which claims the notification from {@code unclaimed} when it does. Both sides put
+     * first and look second, so one of them sees the other.
+     */
+    private @Nullable JdbcEntry claim(long fence, Map<Long, Long> unclaimed) {
         JdbcEntry entry = this.byFence.get(fence);
         if (entry == null) {
-            // Perhaps an entry of this store whose write committed but whose writer has not
-            // registered the fence yet: the writer claims the notification when it does. Both sides
-            // put first and look second, so one of them sees the other.
-            this.unclaimedNotifications.put(fence, System.nanoTime());
+            unclaimed.put(fence, System.nanoTime());
             entry = this.byFence.get(fence);
-            if (entry == null || this.unclaimedNotifications.remove(fence) == null) {
-                pruneUnclaimedNotifications();
-                return;
+            if (entry == null || unclaimed.remove(fence) == null) {
+                pruneUnclaimed(unclaimed);
+                return null;
             }
         }
-        entry.checkNow();
+        return entry;
     }
 
     /** Notifications for entries of other processes pile up here: keep the last few seconds' only. */
-    private void pruneUnclaimedNotifications() {
-        if (this.unclaimedNotifications.size() > 64) {
+    private static void pruneUnclaimed(Map<Long, Long> unclaimed) {
+        if (unclaimed.size() > 64) {
             long now = System.nanoTime();
-            this.unclaimedNotifications.values().removeIf(at -> now - at > UNCLAIMED_NOTIFICATION_NANOS);
+            unclaimed.values().removeIf(at -> now - at > UNCLAIMED_NOTIFICATION_NANOS);
         }
+    }
+
+    /**
+     * LISTEN took effect (again): notifications may have been missed, so every waiter reads its
+     * queue, and every entry written before counts as queued behind.
+     */
+    private void listening() {
+        wakeAll();
+        for (JdbcEntry entry : this.byFence.values()) {
+            if (mayHaveMissedNotifications(entry)) {
+                entry.queuedBehind();
+            }
+        }
+    }
+
+    /**
+     * Whether a notification that an entry was queued behind {@code entry} may have gone unheard:
+     * an entry queued behind commits after it, so one written after the current LISTEN took
+     * effect misses none. One written while there is no LISTEN is told when the next takes effect
+     * ({@link #listening}): both sides write first (the entry's registration, the time LISTEN
+     * took effect) and look second, so one of them sees the other.
+     */
+    private boolean mayHaveMissedNotifications(JdbcEntry entry) {
+        JdbcNotifications listener = this.notifications;
+        long since = (listener != null) ? listener.listeningSince() : 0;
+        return since != 0 && entry.writeSentAt() - since < 0;
+    }
+
+    /** @return whether LISTEN is in effect: notifications sent from now on reach this store */
+    boolean isListening() {
+        JdbcNotifications listener = this.notifications;
+        return listener != null && listener.listeningSince() != 0;
     }
 
     /** Notifications may have been missed (the listener (re)connected): every waiter reads again. */
