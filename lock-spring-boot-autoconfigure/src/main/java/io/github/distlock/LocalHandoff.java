@@ -18,7 +18,8 @@ import java.util.Objects;
  * keeps the entry for {@link #linger()}, so that its next acquisition of the key costs no round
  * trip. The entry goes back to the store when the linger ends, or at once when the store reports
  * another entry queued behind it. Only stores that report that without a round trip linger
- * (etcd and the in-memory store); on the others the linger has no effect. While an entry
+ * (etcd, Redis, ZooKeeper, PostgreSQL and the in-memory store; not MySQL, MariaDB or H2, where the
+ * linger has no effect). While an entry
  * lingers, other processes see the lock as held: their {@code tryLock()} without a timeout fails
  * and {@code isLocked()} is true, as if the last holder were still running.</li>
  * </ul>
