@@ -179,11 +179,7 @@ final class JdbcEntry extends AbstractStoreEntry {
                         + "was deleted)", false);
                 throw gone();
             }
-            boolean holds = place(head);
-            if (holds && head.followed()) {
-                this.queuedBehind.fire();
-            }
-            return holds;
+            return place(head);
         }
         catch (StoreUnavailableException ex) {
             // Keep the place: the entry lives while renewals succeed; if they stop, it is lost.
@@ -234,10 +230,10 @@ final class JdbcEntry extends AbstractStoreEntry {
     }
 
     /**
-     * On PostgreSQL only: an entry written behind this one while it holds notifies it ({@code q} and
-     * its fence); one written before shows in the read that made this entry the holder (an entry
-     * that holds at its own write has nothing behind it). Whenever the listener (re)starts, every
-     * entry counts as queued behind, since notifications may have been missed.
+     * On PostgreSQL only: an entry written behind the head notifies every older entry of its key,
+     * this one too whether it holds or waits then ({@code q}, its fence and the key's lock id; see
+     * {@link JdbcWakeups}). An entry written before the listener's current LISTEN took effect counts
+     * as queued behind, since notifications may have been missed.
      */
     @Override
     public boolean whenQueuedBehind(Runnable queuedBehind) {

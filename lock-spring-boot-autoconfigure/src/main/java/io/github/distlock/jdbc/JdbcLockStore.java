@@ -83,11 +83,8 @@ final class JdbcLockStore implements LockStore {
         this.losses = losses;
     }
 
-    /**
-     * The oldest entry of a key up to some fence, the milliseconds its session has left by the
-     * database's clock, and whether another entry was seen queued behind it.
-     */
-    record Head(long fence, String value, String sessionId, long leftMillis, boolean followed) {
+    /** The oldest entry of a key up to some fence, and the milliseconds its session has left by the database's clock. */
+    record Head(long fence, String value, String sessionId, long leftMillis) {
     }
 
     // ---- entries -------------------------------------------------------------------------------
@@ -185,12 +182,12 @@ final class JdbcLockStore implements LockStore {
                 write.setString(6, entry.value);
                 write.setString(7, tables.channel);
                 write.setString(8, entry.lockId);
+                write.setString(9, entry.lockId);
                 write.execute();
                 long fence = nextRow(write, "the fence of the new lock entry").getLong(1);
                 ResultSet headRow = nextRow(write, "the head of the queue");
-                // Nothing is behind a new entry: the key row's lock keeps later ones from committing before it.
                 return new Enqueued(fence, new Head(headRow.getLong(1), headRow.getString(2), headRow.getString(3),
-                        headRow.getLong(4), false));
+                        headRow.getLong(4)));
             }
             catch (SQLException ex) {
                 if (attempt >= JdbcCalls.WRITE_ATTEMPTS || !JdbcCalls.isTransient(ex, tables.dialect())) {
@@ -221,35 +218,15 @@ final class JdbcLockStore implements LockStore {
                 if (!row.next()) {
                     return null;
                 }
-                return new Head(row.getLong(1), row.getString(2), row.getString(3), row.getLong(4), false);
+                return new Head(row.getLong(1), row.getString(2), row.getString(3), row.getLong(4));
             }
         }
     }
 
-    /**
-     * @return the oldest entry of the entry's key up to the entry, or {@code null} if the entry is
-     * gone; if the entry is the head, whether another entry is queued behind it
-     */
+    /** @return the oldest entry of the entry's key up to the entry, or {@code null} if the entry is gone */
     @Nullable Head head(JdbcEntry entry, Wait bound) throws StoreUnavailableException, InterruptedException {
-        return this.calls.call((connection, tables) -> {
-            // The two oldest entries: the head, and if it is this entry, whether one follows.
-            try (PreparedStatement queue = this.calls.prepare(connection, tables.queue)) {
-                queue.setString(1, entry.lockId);
-                queue.setInt(2, 2);
-                try (ResultSet row = queue.executeQuery()) {
-                    if (!row.next() || row.getLong(1) > entry.fence()) {
-                        // Every entry left is newer than this one: it is gone.
-                        return Optional.<Head>empty();
-                    }
-                    long fence = row.getLong(1);
-                    String value = row.getString(2);
-                    String sessionId = row.getString(3);
-                    long leftMillis = row.getLong(4);
-                    boolean followed = fence == entry.fence() && row.next();
-                    return Optional.of(new Head(fence, value, sessionId, leftMillis, followed));
-                }
-            }
-        }, bound, "Reading the lock queue").orElse(null);
+        return this.calls.call((connection, tables) -> Optional.ofNullable(readHead(connection, tables, entry.lockId,
+                entry.fence())), bound, "Reading the lock queue").orElse(null);
     }
 
     /** @return whether entries learn that another one queued behind them (PostgreSQL's notifications) */

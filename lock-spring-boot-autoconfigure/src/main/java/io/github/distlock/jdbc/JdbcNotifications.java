@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
+import java.util.function.ObjLongConsumer;
 
 import javax.sql.DataSource;
 
@@ -16,8 +17,8 @@ import org.slf4j.LoggerFactory;
 /**
  * PostgreSQL's {@code LISTEN} for released locks: one connection of the pool per registry, taken
  * for as long as the registry lives (the one connection a registry keeps), and one thread that
- * passes each notified fence to the store: the next entry of a released key, or after {@code q} a
- * holder that an entry was queued behind. When the connection fails it is replaced, and every
+ * passes each notification to the store: the fence of the next entry of a released key, or after
+ * {@code q} the fence and the lock id of an entry written behind the head of its key. When the connection fails it is replaced, and every
  * waiter reads its queue again and every entry counts as queued behind, since notifications sent
  * meanwhile are lost; waiters poll on a bounded interval anyway. A connection that died without either end
  * being told (a NAT or firewall forgot it) just stays silent, so after {@link #PROBE_AFTER_NANOS}
@@ -44,7 +45,7 @@ final class JdbcNotifications {
 
     private final LongConsumer notified;
 
-    private final LongConsumer queuedBehind;
+    private final ObjLongConsumer<String> queuedBehind;
 
     private final Runnable listening;
 
@@ -64,11 +65,11 @@ final class JdbcNotifications {
 
     /**
      * @param notified told each fence that a release named
-     * @param queuedBehind told each fence that an entry was queued behind
+     * @param queuedBehind told the lock id and fence of each entry written behind the head of its key
      * @param listening told each time LISTEN took effect (notifications before it may have been missed)
      * @param requestTimeoutNanos how long a check of the connection may take
      */
-    JdbcNotifications(DataSource dataSource, String channel, LongConsumer notified, LongConsumer queuedBehind,
+    JdbcNotifications(DataSource dataSource, String channel, LongConsumer notified, ObjLongConsumer<String> queuedBehind,
             Runnable listening, String where, long requestTimeoutNanos) {
         this.dataSource = dataSource;
         this.probeTimeoutMillis = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos));
@@ -158,8 +159,9 @@ final class JdbcNotifications {
 
     private void deliver(String payload) {
         try {
-            if (payload.startsWith("q")) {
-                this.queuedBehind.accept(Long.parseLong(payload.substring(1)));
+            int colon = payload.indexOf(':');
+            if (payload.startsWith("q") && colon > 1) {
+                this.queuedBehind.accept(payload.substring(colon + 1), Long.parseLong(payload.substring(1, colon)));
             }
             else {
                 this.notified.accept(Long.parseLong(payload));

@@ -100,13 +100,15 @@ final class JdbcTables {
 
     /**
      * PostgreSQL only (lock id, escaped key, lock id, session id, entry number, value, channel, lock
-     * id): the whole write of an entry as three statements sent at once, so one implicit transaction
-     * and one round trip: lock the key row, insert the entry (answering its fence), read the head of
-     * the queue up to it ({@code lastval()} is the fence just drawn) and, if the head is another
-     * entry, notify the channel with {@code q} and the head's fence (an entry queued behind it). Each
-     * statement reads with a snapshot of its own, so the read sees every entry committed before the
-     * key row's lock was granted. The head is read in a subquery, so that the notification is sent
-     * for its one row only.
+     * id, lock id): the whole write of an entry as three statements sent at once, so one implicit
+     * transaction and one round trip: lock the key row, insert the entry (answering its fence), read
+     * the head of the queue up to it ({@code lastval()} is the fence just drawn) and, if the head is
+     * another entry, notify the channel with {@code q<fence>:<lock id>}: every older entry of the
+     * key now has one queued behind it. The key, not the head: a waiter that takes the key by
+     * deleting the head's expired session does not take the key row's lock, so the head read here
+     * may be gone by the commit. Each statement reads with a snapshot of its own, so the read sees
+     * every entry committed before the key row's lock was granted. The head is read in a subquery,
+     * so that the notification is sent for its one row only.
      */
     final @Nullable String enqueueAtOnce;
 
@@ -167,7 +169,7 @@ final class JdbcTables {
                 : null;
         this.enqueueAtOnce = (dialect == JdbcDialect.POSTGRESQL)
                 ? this.lockKeyRow + "; " + this.insertEntry + " RETURNING FENCE; "
-                        + "SELECT h.*, CASE WHEN h.FENCE <> lastval() THEN pg_notify(?, 'q' || h.FENCE) END FROM ("
+                        + "SELECT h.*, CASE WHEN h.FENCE <> lastval() THEN pg_notify(?, 'q' || lastval() || ':' || ?) END FROM ("
                         + this.head.replace("e.FENCE <= ?", "e.FENCE <= lastval()") + ") h"
                 : null;
         this.deleteEntryByNumber = "DELETE FROM " + this.entries + " WHERE SESSION_ID = ? AND ENTRY_NUMBER = ?";

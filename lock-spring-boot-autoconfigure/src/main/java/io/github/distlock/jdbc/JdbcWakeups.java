@@ -33,8 +33,11 @@ final class JdbcWakeups {
     /** Fences notified before an entry of this store registered them (or of other stores): when they came. */
     private final Map<Long, Long> unclaimedNotifications = new ConcurrentHashMap<>();
 
-    /** As {@link #unclaimedNotifications}, for notifications that an entry was queued behind. */
-    private final Map<Long, Long> unclaimedQueuedBehind = new ConcurrentHashMap<>();
+    /**
+     * By lock id: the newest fence notified as written behind the head of that key, and when it
+     * came, for entries that register after the notification (their write committed before it).
+     */
+    private final Map<String, QueuedBehind> queuedBehindByKey = new ConcurrentHashMap<>();
 
     /** Guards the start of {@link #notifications} against {@link #close()}. */
     private final ReentrantLock listenStart = new ReentrantLock();
@@ -62,7 +65,8 @@ final class JdbcWakeups {
                 // A release named it between its commit and now.
                 entry.checkNow();
             }
-            if (this.unclaimedQueuedBehind.remove(fence) != null || mayHaveMissedNotifications(entry)) {
+            QueuedBehind newest = this.queuedBehindByKey.get(entry.lockId);
+            if ((newest != null && newest.fence() > fence) || mayHaveMissedNotifications(entry)) {
                 // An entry was queued behind it between its commit and now, or may have been.
                 entry.queuedBehind();
             }
@@ -106,44 +110,50 @@ final class JdbcWakeups {
 
     /** A release named {@code fence} as the next entry of its key. */
     private void notified(long fence) {
-        JdbcEntry entry = claim(fence, this.unclaimedNotifications);
-        if (entry != null) {
-            entry.checkNow();
+        JdbcEntry entry = this.byFence.get(fence);
+        if (entry == null) {
+            // Perhaps an entry of this store whose write committed but whose writer has not
+            // registered the fence yet: the writer claims the notification when it does. Both sides
+            // put first and look second, so one of them sees the other.
+            this.unclaimedNotifications.put(fence, System.nanoTime());
+            entry = this.byFence.get(fence);
+            if (entry == null || this.unclaimedNotifications.remove(fence) == null) {
+                pruneUnclaimedNotifications();
+                return;
+            }
         }
-    }
-
-    /** An entry was queued behind the one with {@code fence}. */
-    private void queuedBehind(long fence) {
-        JdbcEntry entry = claim(fence, this.unclaimedQueuedBehind);
-        if (entry != null) {
-            entry.queuedBehind();
-        }
+        entry.checkNow();
     }
 
     /**
-     * @return the entry a notification names, or {@code null} if no entry registered its fence:
-     * perhaps an entry of this store whose write committed but whose writer has not registered the
-     * fence yet, which claims the notification from {@code unclaimed} when it does. Both sides put
-     * first and look second, so one of them sees the other.
+     * An entry with {@code fence} was written behind the head of the key {@code lockId}: every
+     * older entry of the key has one queued behind it. Recorded first and then told to the
+     * entries registered, while {@link #register} registers first and then looks at the record,
+     * so an entry that registers meanwhile is told by one of the two.
      */
-    private @Nullable JdbcEntry claim(long fence, Map<Long, Long> unclaimed) {
-        JdbcEntry entry = this.byFence.get(fence);
-        if (entry == null) {
-            unclaimed.put(fence, System.nanoTime());
-            entry = this.byFence.get(fence);
-            if (entry == null || unclaimed.remove(fence) == null) {
-                pruneUnclaimed(unclaimed);
-                return null;
+    private void queuedBehind(String lockId, long fence) {
+        long now = System.nanoTime();
+        this.queuedBehindByKey.merge(lockId, new QueuedBehind(fence, now),
+                (old, notified) -> (notified.fence() > old.fence()) ? notified : old);
+        for (JdbcEntry entry : this.byFence.values()) {
+            if (entry.fence() < fence && entry.lockId.equals(lockId)) {
+                entry.queuedBehind();
             }
         }
-        return entry;
+        if (this.queuedBehindByKey.size() > 64) {
+            this.queuedBehindByKey.values().removeIf(notice -> now - notice.at() > UNCLAIMED_NOTIFICATION_NANOS);
+        }
+    }
+
+    /** The newest fence notified as written behind the head of a key, and when ({@link System#nanoTime()}). */
+    private record QueuedBehind(long fence, long at) {
     }
 
     /** Notifications for entries of other processes pile up here: keep the last few seconds' only. */
-    private static void pruneUnclaimed(Map<Long, Long> unclaimed) {
-        if (unclaimed.size() > 64) {
+    private void pruneUnclaimedNotifications() {
+        if (this.unclaimedNotifications.size() > 64) {
             long now = System.nanoTime();
-            unclaimed.values().removeIf(at -> now - at > UNCLAIMED_NOTIFICATION_NANOS);
+            this.unclaimedNotifications.values().removeIf(at -> now - at > UNCLAIMED_NOTIFICATION_NANOS);
         }
     }
 

@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * for Sentinel, or a {@link RedisClusterClient}): one for commands, one subscribed to the
  * handover channel. Lettuce reconnects both and subscribes again by itself; messages published
  * meanwhile are lost, which waiters make up for by checking their place again, and holders by
- * assuming an entry was queued behind them.
+ * assuming an entry was queued behind them, once Redis confirmed the new subscription.
  *
  * <p>Invariant: at most one connection attempt runs at a time ({@link #connecting} is replaced
  * only under {@link #lock}); callers wait for it within their own bound, never Lettuce's.
@@ -41,6 +41,8 @@ final class RedisConnection {
 
     private final Consumer<String> messages;
 
+    private final Runnable subscribed;
+
     private final ExecutorService connector;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -51,10 +53,17 @@ final class RedisConnection {
 
     private volatile boolean closed;
 
-    RedisConnection(AbstractRedisClient client, String channel, Consumer<String> messages, ExecutorService connector) {
+    /**
+     * @param messages told each message on the channel
+     * @param subscribed told each time a subscription to the channel took effect (Redis confirmed
+     * it, also after Lettuce subscribed again on a reconnect): messages before it may have been lost
+     */
+    RedisConnection(AbstractRedisClient client, String channel, Consumer<String> messages, Runnable subscribed,
+            ExecutorService connector) {
         this.client = client;
         this.channel = channel;
         this.messages = messages;
+        this.subscribed = subscribed;
         this.connector = connector;
     }
 
@@ -111,6 +120,11 @@ final class RedisConnection {
                 @Override
                 public void message(String channel, String message) {
                     RedisConnection.this.messages.accept(message);
+                }
+
+                @Override
+                public void subscribed(String channel, long count) {
+                    RedisConnection.this.subscribed.run();
                 }
             });
             pubSub.sync().subscribe(this.channel);

@@ -108,10 +108,6 @@ final class RedisLockStore implements LockStore {
         @Override
         public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
             Connected connected = RedisLockStore.this.connection.connectedOrNull();
-            if (connected != null && connection == connected.pubSub()) {
-                // Handover messages published while the subscription was down are lost.
-                RedisLockStore.this.entries.values().forEach(RedisEntry::messagesMayBeLost);
-            }
             if (connected != null && connection == connected.commands() && !RedisLockStore.this.closed) {
                 // A restarted Redis may have forgotten the session: holders learn it now, not a TTL/3 later.
                 RedisLockStore.this.maintenance.execute(RedisLockStore.this::renew);
@@ -140,7 +136,8 @@ final class RedisLockStore implements LockStore {
         this.losses = losses;
         this.maintenance = Executors.newSingleThreadScheduledExecutor(daemon("distlock-redis-maintenance"));
         this.connector = Executors.newCachedThreadPool(daemon("distlock-redis-connect"));
-        this.connection = new RedisConnection(client, keyspace.channel(), this::message, this.connector);
+        this.connection = new RedisConnection(client, keyspace.channel(), this::message, this::subscribed,
+                this.connector);
         client.addListener(this.reconnects);
         long renewalPeriod = Math.max(1, this.ttlNanos / 3);
         this.maintenance.scheduleWithFixedDelay(this::renew, renewalPeriod, renewalPeriod, TimeUnit.NANOSECONDS);
@@ -220,6 +217,15 @@ final class RedisLockStore implements LockStore {
     void untrack(RedisEntry entry) {
         entry.session.entries.remove(entry);
         this.entries.remove(entry.id);
+    }
+
+    /**
+     * The subscription took effect (again): messages published while it was down are lost, so
+     * waiters check their place and every entry counts as queued behind. Entries tracked later
+     * miss no message.
+     */
+    private void subscribed() {
+        this.entries.values().forEach(RedisEntry::messagesMayBeLost);
     }
 
     /** A message on the channel: an entry id (it holds now) or {@code +} and an id (queued behind it). */

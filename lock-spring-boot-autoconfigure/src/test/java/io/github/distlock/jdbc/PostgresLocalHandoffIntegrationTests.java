@@ -131,9 +131,8 @@ class PostgresLocalHandoffIntegrationTests {
     }
 
     /**
-     * The peer queues while another process holds, so its notification names that holder; the
-     * entry that takes the key next reads that the peer waits behind it, and does not linger in
-     * its way.
+     * The peer queues while another process holds; its notification names the key, so the entry
+     * waiting ahead of it learns that too, and does not linger in its way once it takes the key.
      */
     @Test
     void anEntryHandedTheKeyWithAnotherQueuedBehindItDoesNotLinger() throws Exception {
@@ -150,6 +149,36 @@ class PostgresLocalHandoffIntegrationTests {
         Future<Long> peerFence = this.threads.submit(() -> holdAndGetFence(peer.obtain(this.key, true), LONG));
         await().atMost(LONG).until(() -> entries(this.key) == 3);
         firstLock.unlock();
+        long myFence = mine.get(LONG.toMillis(), MILLISECONDS);
+        assertThat(Fences.storeFence(peerFence.get(LONG.toMillis() * 2, MILLISECONDS)))
+            .isGreaterThan(Fences.storeFence(myFence));
+        await().atMost(LONG).until(() -> entries(this.key) == 0);
+    }
+
+    /**
+     * A process died holding the key, and the peer queued behind it: the waiter ahead of the peer
+     * takes the key by deleting the dead session (no release, no key-row lock, no notification of
+     * its own), and still knows that the peer waits, since the peer's notification named the key,
+     * not the dead head.
+     */
+    @Test
+    void anEntryTakingTheKeyFromADeadHolderKnowsOfAnEntryQueuedBehindTheDeadOne() throws Exception {
+        JdbcLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        JdbcLockRegistry peer = newRegistry("peer", LocalHandoff.DISABLED);
+        lockUntilLingering(registry, this.key + "-warm-up");
+        String now = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
+        String lockId = JdbcTables.lockId(this.key);
+        database.execute("INSERT INTO " + this.prefix + "SESSION (SESSION_ID, OWNER, EXPIRES_AT, LEASE_MILLIS) "
+                + "VALUES ('dead-process', 'dead', " + now + " + 3000, 3000)");
+        database.execute("INSERT INTO " + this.prefix + "LOCK_KEY (LOCK_ID, LOCK_KEY) VALUES ('" + lockId + "', '"
+                + JdbcTables.escape(this.key) + "')");
+        database.execute("INSERT INTO " + this.prefix + "ENTRY (LOCK_ID, SESSION_ID, ENTRY_NUMBER, ENTRY_VALUE) "
+                + "VALUES ('" + lockId + "', 'dead-process', 1, 'dead')");
+        CompletableFuture<Long> mine = new CompletableFuture<>();
+        this.threads.submit(() -> mine.complete(holdAndGetFence(registry.obtain(this.key), LONG)));
+        await().atMost(LONG).until(() -> entries(this.key) == 2);
+        Future<Long> peerFence = this.threads.submit(() -> holdAndGetFence(peer.obtain(this.key, true), LONG));
+        await().atMost(LONG).until(() -> entries(this.key) == 3);
         long myFence = mine.get(LONG.toMillis(), MILLISECONDS);
         assertThat(Fences.storeFence(peerFence.get(LONG.toMillis() * 2, MILLISECONDS)))
             .isGreaterThan(Fences.storeFence(myFence));
