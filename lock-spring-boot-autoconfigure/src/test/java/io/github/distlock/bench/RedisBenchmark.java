@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
+import io.github.distlock.LocalHandoff;
+import io.github.distlock.core.Fences;
 import io.github.distlock.redis.RedisLockRegistry;
 import io.github.distlock.testsupport.JvmProcess;
 import io.github.distlock.testsupport.RedisServer;
@@ -28,7 +30,10 @@ import org.redisson.config.Config;
  * floor ({@code SET NX PX} plus a compare-and-delete script, the textbook Redis lock) and
  * Redisson's {@code RLock} and {@code RFairLock}, taking turns in rounds so drift hits all alike;</li>
  * <li>R2 and R3, four processes looping on one key with an empty critical section: fair against
- * {@code RFairLock}, unfair against {@code RLock}, runs alternating.</li>
+ * {@code RFairLock}, unfair against {@code RLock}, runs alternating;</li>
+ * <li>R4, one hot key, four processes of eight threads, unfair, against {@code RLock};</li>
+ * <li>R5, one thread re-acquiring an unfair lock with a linger, which no other process wants:
+ * the scripts Redis ran (every lock operation is one), and the time, against the floor.</li>
  * </ul>
  */
 final class RedisBenchmark {
@@ -36,6 +41,8 @@ final class RedisBenchmark {
     private static final int WARMUP_CYCLES = 2_000;
 
     private static final int ROUNDS = 10;
+
+    private static final int LINGER_CYCLES = 20_000;
 
     private static final int CYCLES_PER_ROUND = 1_000;
 
@@ -78,6 +85,7 @@ final class RedisBenchmark {
         Samples fair = new Samples();
         Samples redissonLock = new Samples();
         Samples redissonFair = new Samples();
+        Lingered reacquired;
         try (StatefulRedisConnection<String, String> connection = client.connect();
                 RedisLockRegistry registry = RedisLockRegistry.builder(client).namespace("bench-r1:")
                     .ownerIdentity("bench-r1").build()) {
@@ -86,6 +94,8 @@ final class RedisBenchmark {
                     redisson.getLock("bench-r1-redisson"), redisson.getFairLock("bench-r1-redisson-fair"));
             List<Samples> samples = List.of(unfair, fair, redissonLock, redissonFair);
             UncontendedRounds.measure(() -> floorCycle(raw), floor, locks, samples, WARMUP_CYCLES, ROUNDS, CYCLES_PER_ROUND);
+            System.out.println("[bench] redis R5: re-acquire with linger");
+            reacquired = linger(client, raw);
         }
         finally {
             redisson.shutdown();
@@ -101,7 +111,63 @@ final class RedisBenchmark {
         table.info("R1", "Redisson RFairLock lock()+unlock() (reference)", ResultTable.latency(redissonFair),
                 "floor " + ResultTable.latency(floor),
                 ResultTable.ratio((double) redissonFair.median() / floor.median()));
+        addLinger(table, reacquired, floor);
         return floor.serialRate();
+    }
+
+    /** R5's measurements: the cycles' times, and the scripts Redis ran meanwhile (every lock operation is one). */
+    private record Lingered(Samples cycles, long commands) {
+    }
+
+    private static Lingered linger(RedisClient client, RedisCommands<String, String> raw) {
+        Samples lingering = new Samples();
+        long commands;
+        try (RedisLockRegistry registry = RedisLockRegistry.builder(client).namespace("bench-r5:")
+            .ownerIdentity("bench-r5").localHandoff(new LocalHandoff(LocalHandoff.DEFAULT.window(),
+                    Duration.ofMillis(100))).build()) {
+            Lock lock = registry.obtain("again", false);
+            for (int i = 0; i < WARMUP_CYCLES; i++) {
+                lock.lock();
+                lock.unlock();
+            }
+            long before = scriptCalls(raw);
+            for (int i = 0; i < LINGER_CYCLES; i++) {
+                long start = System.nanoTime();
+                lock.lock();
+                lock.unlock();
+                lingering.add(System.nanoTime() - start);
+            }
+            commands = scriptCalls(raw) - before;
+        }
+        return new Lingered(lingering, commands);
+    }
+
+    private static void addLinger(ResultTable table, Lingered reacquired, Samples floor) {
+        Samples lingering = reacquired.cycles();
+        long commands = reacquired.commands();
+        table.add("R5", "re-acquire, same process, linger 100 ms: lock()+unlock()",
+                ResultTable.number("median %.1f us, p99 %.1f us", lingering.median() / 1e3, lingering.p99() / 1e3),
+                "floor " + ResultTable.latency(floor), ResultTable.ratio((double) lingering.median() / floor.median()),
+                "median < 20 us", lingering.median() < 20_000);
+        // One store acquisition (a release and a write) per 1 + Fences.MAX_PASS holds; renewals come every TTL/3.
+        int storeAcquisitions = LINGER_CYCLES / (Fences.MAX_PASS + 1);
+        table.add("R5", "re-acquire with linger: Redis script calls in " + LINGER_CYCLES + " cycles",
+                Long.toString(commands), ResultTable.number("%d store acquisitions (1 per %d holds)", storeAcquisitions,
+                        Fences.MAX_PASS + 1),
+                ResultTable.number("%.4f per cycle", (double) commands / LINGER_CYCLES),
+                "<= 2 per " + (Fences.MAX_PASS + 1) + " cycles", commands <= 2L * (storeAcquisitions + 1));
+    }
+
+    /**
+     * @return the EVALSHA and EVAL calls Redis served so far: every lock operation of the registry is
+     * one (total_commands_processed would count the commands inside the scripts too)
+     */
+    private static long scriptCalls(RedisCommands<String, String> raw) {
+        return raw.info("commandstats").lines()
+            .filter(line -> line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:"))
+            .mapToLong(line -> Long.parseLong(line.substring(line.indexOf("calls=") + "calls=".length(),
+                    line.indexOf(','))))
+            .sum();
     }
 
     private static void addUncontended(ResultTable table, String mode, Samples measured, Samples floor) {
