@@ -6,15 +6,13 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
+import io.github.distlock.AbstractLocalHandoffIntegrationTests;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
 import io.github.distlock.core.Fences;
@@ -22,7 +20,6 @@ import io.github.distlock.testsupport.EtcdClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -31,25 +28,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Local handoffs of unfair locks on etcd: a kept entry costs no etcd write, and the registry's
- * watch tells a holder when another process queues behind it, which ends a linger at once and
- * passes after the window.
+ * Local handoffs on etcd: the registry's watch tells a holder when another process queues behind
+ * it, which ends a linger at once and passes after the window; a kept entry costs no etcd write.
  */
-class EtcdLocalHandoffIntegrationTests {
+class EtcdLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrationTests {
 
     @RegisterExtension
     static final EtcdClusterExtension etcd = EtcdClusterExtension.single();
-
-    private static final Duration LONG = Duration.ofSeconds(30);
-
-    /** Far beyond any test's bound: a test that waits for it fails. */
-    private static final Duration FOREVER = Duration.ofMinutes(10);
-
-    private final ExecutorService threads = Executors.newCachedThreadPool((task) -> {
-        Thread thread = new Thread(task, "etcd-handoff-test");
-        thread.setDaemon(true);
-        return thread;
-    });
 
     private final List<EtcdLockRegistry> registries = new CopyOnWriteArrayList<>();
 
@@ -59,25 +44,21 @@ class EtcdLocalHandoffIntegrationTests {
 
     private String namespace;
 
-    private String key;
-
     @BeforeEach
-    void setUp(TestInfo test) {
+    void setUp() {
         this.namespace = "/handoff-" + UUID.randomUUID() + "/";
-        this.key = test.getTestMethod().orElseThrow().getName();
         this.rawClient = etcd.newClient();
     }
 
     @AfterEach
-    void tearDown() throws InterruptedException {
-        this.threads.shutdownNow();
-        this.threads.awaitTermination(LONG.toMillis(), MILLISECONDS);
+    void tearDown() {
         this.registries.forEach(EtcdLockRegistry::close);
         this.clients.forEach(Client::close);
         this.rawClient.close();
     }
 
-    private EtcdLockRegistry newRegistry(String owner, LocalHandoff localHandoff) {
+    @Override
+    protected EtcdLockRegistry newRegistry(String owner, LocalHandoff localHandoff) {
         Client client = etcd.newClient();
         this.clients.add(client);
         EtcdLockRegistry registry = EtcdLockRegistry.builder(client)
@@ -89,53 +70,6 @@ class EtcdLocalHandoffIntegrationTests {
             .build();
         this.registries.add(registry);
         return registry;
-    }
-
-    @Test
-    void aLingeringEntryServesTheNextAcquisitionWithoutAnEtcdWrite() throws Exception {
-        EtcdLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
-        FencedLock lock = registry.obtain(this.key);
-        lock.lock();
-        long firstFence = lock.getFence();
-        lock.unlock();
-        long before = currentRevision();
-        lock.lock();
-        long secondFence = lock.getFence();
-        lock.unlock();
-        assertThat(currentRevision()).as("etcd revision after a re-acquisition").isEqualTo(before);
-        assertThat(secondFence).isEqualTo(firstFence + 1);
-        assertThat(Fences.storeFence(firstFence)).isEqualTo(entries().get(0).getCreateRevision());
-        assertThat(registry.getStatistics().getLocalHandoffs()).isEqualTo(1);
-    }
-
-    @Test
-    void anotherProcessQueueingBehindALingeringEntryEndsTheLingerAtOnce() throws Exception {
-        EtcdLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
-        EtcdLockRegistry peer = newRegistry("peer", LocalHandoff.DEFAULT);
-        FencedLock lock = registry.obtain(this.key);
-        lock.lock();
-        long lingeringFence = lock.getFence();
-        lock.unlock();
-        assertThat(entries()).as("the lingering entry").hasSize(1);
-        // The documented cost of lingering: a try-once elsewhere finds the key taken.
-        assertThat(this.threads.submit(() -> tryOnce(peer.obtain(this.key))).get(LONG.toMillis(), MILLISECONDS))
-            .isFalse();
-        long peerFence = this.threads.submit(() -> {
-            FencedLock peerLock = peer.obtain(this.key, true);
-            // Far below the linger: only the watch event ends it in time.
-            if (!peerLock.tryLock(LONG.toMillis(), MILLISECONDS)) {
-                return -1L;
-            }
-            try {
-                return peerLock.getFence();
-            }
-            finally {
-                peerLock.unlock();
-            }
-        }).get(LONG.toMillis() * 2, MILLISECONDS);
-        assertThat(peerFence).isGreaterThan(lingeringFence);
-        assertThat(Fences.pass(peerFence)).isZero();
-        await().atMost(LONG).until(() -> entries().isEmpty());
     }
 
     /**
@@ -191,7 +125,7 @@ class EtcdLocalHandoffIntegrationTests {
         assertThat(Fences.storeFence(peerAcquired)).isGreaterThan(Fences.storeFence(passedFence));
         assertThat(Fences.storeFence(thirdFence)).as("the local waiter after the window went to etcd, behind the peer")
             .isGreaterThan(Fences.storeFence(peerAcquired));
-        await().atMost(LONG).until(() -> entries().isEmpty());
+        await().atMost(LONG).until(() -> kvs(this.key).isEmpty());
     }
 
     @Test
@@ -201,7 +135,7 @@ class EtcdLocalHandoffIntegrationTests {
         lock.lock();
         long firstFence = lock.getFence();
         lock.unlock();
-        this.rawClient.getLeaseClient().revoke(entries().get(0).getLease()).get(10, TimeUnit.SECONDS);
+        this.rawClient.getLeaseClient().revoke(kvs(this.key).get(0).getLease()).get(10, TimeUnit.SECONDS);
         await().atMost(LONG).until(() -> registry.getStatistics().getSessionsLost() == 1);
         // Dropped as soon as it was lost, not after the ten-minute linger.
         await().atMost(LONG).until(() -> !registry.hasStateFor(this.key));
@@ -215,34 +149,18 @@ class EtcdLocalHandoffIntegrationTests {
         assertThat(registry.getStatistics().getLocalHandoffs()).isZero();
     }
 
-    private static boolean tryOnce(FencedLock lock) {
-        if (!lock.tryLock()) {
-            return false;
-        }
-        lock.unlock();
-        return true;
+    /** The entries' etcd keys with their create and mod revisions: a write changes them. */
+    @Override
+    protected List<String> entries(String key) throws Exception {
+        return kvs(key).stream()
+            .map(kv -> kv.getKey().toString(StandardCharsets.UTF_8) + "@" + kv.getCreateRevision() + "@"
+                    + kv.getModRevision())
+            .toList();
     }
 
-    private static long holdAndGetFence(FencedLock lock, Duration wait) throws InterruptedException {
-        if (!lock.tryLock(wait.toMillis(), MILLISECONDS)) {
-            throw new AssertionError("not acquired within " + wait);
-        }
-        try {
-            return lock.getFence();
-        }
-        finally {
-            lock.unlock();
-        }
-    }
-
-    private long currentRevision() throws Exception {
-        return this.rawClient.getKVClient().get(ByteSequence.from("/", StandardCharsets.UTF_8))
-            .get(10, TimeUnit.SECONDS).getHeader().getRevision();
-    }
-
-    private List<KeyValue> entries() throws Exception {
+    private List<KeyValue> kvs(String key) throws Exception {
         return this.rawClient.getKVClient()
-            .get(new EtcdKeyspace(this.namespace).root(this.key), GetOption.builder().isPrefix(true)
+            .get(new EtcdKeyspace(this.namespace).root(key), GetOption.builder().isPrefix(true)
                 .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build())
             .get(10, TimeUnit.SECONDS).getKvs();
     }

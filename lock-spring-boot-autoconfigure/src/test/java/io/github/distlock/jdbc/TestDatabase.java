@@ -143,6 +143,18 @@ public final class TestDatabase implements AutoCloseable {
         }
     }
 
+    /** @return the first column of every row of {@code sql}'s answer, as text */
+    public java.util.List<String> queryStrings(String sql) throws SQLException {
+        try (Connection connection = connect(); Statement statement = connection.createStatement();
+                var rows = statement.executeQuery(sql)) {
+            java.util.List<String> values = new java.util.ArrayList<>();
+            while (rows.next()) {
+                values.add(rows.getString(1));
+            }
+            return values;
+        }
+    }
+
     private Connection connect() throws SQLException {
         return (this.server != null) ? this.server.connect()
                 : java.sql.DriverManager.getConnection(this.h2Url, "sa", "");

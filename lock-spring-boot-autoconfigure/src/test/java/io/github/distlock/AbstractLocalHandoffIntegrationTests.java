@@ -1,0 +1,202 @@
+package io.github.distlock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import io.github.distlock.core.CoreLockRegistry;
+import io.github.distlock.core.Fences;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Local handoffs of unfair locks against a real store: a kept entry costs no store call, and the
+ * store tells a holder when another process queues behind it, which ends a linger at once, also
+ * when the holder took the key after waiting with others already behind it or queueing later.
+ * Every linger here is far beyond the tests' bounds, so only that signal can end it in time.
+ * Subclasses give registries that behave as separate processes (own clients, sessions, pools) and
+ * add what is particular to their store (lost messages, reconnects).
+ */
+public abstract class AbstractLocalHandoffIntegrationTests {
+
+    protected static final Duration LONG = Duration.ofSeconds(30);
+
+    /** Far beyond any test's bound: a test that waits for it fails. */
+    protected static final Duration FOREVER = Duration.ofMinutes(10);
+
+    protected final ExecutorService threads = Executors.newCachedThreadPool((task) -> {
+        Thread thread = new Thread(task, "local-handoff-test");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    protected String key;
+
+    @BeforeEach
+    void nameTheKey(TestInfo test) {
+        this.key = test.getTestMethod().orElseThrow().getName();
+    }
+
+    @AfterEach
+    void stopThreads() throws InterruptedException {
+        this.threads.shutdownNow();
+        this.threads.awaitTermination(LONG.toMillis(), MILLISECONDS);
+    }
+
+    /**
+     * @return a registry with a client or pool and a session of its own, as another process would
+     * have, closed after the test
+     */
+    protected abstract CoreLockRegistry newRegistry(String owner, LocalHandoff localHandoff) throws Exception;
+
+    /**
+     * @return the key's entries in the store, oldest first, each as a text that changes if the
+     * entry is written again (its name or id with a revision, or its fence)
+     */
+    protected abstract List<String> entries(String key) throws Exception;
+
+    /** @return whether a try-once of another process surely finds a lingering entry in its way */
+    protected boolean tryOnceFindsTheLingeringEntry() {
+        return true;
+    }
+
+    /**
+     * Acquires and releases {@code key} so that its entry lingers; a store that starts listening
+     * for signals with its first entry waits for that first.
+     */
+    protected void lockUntilLingering(CoreLockRegistry registry, String key) throws Exception {
+        FencedLock lock = registry.obtain(key);
+        lock.lock();
+        lock.unlock();
+        assertThat(entries(key)).as("entries of '%s' after an unlock", key).hasSize(1);
+    }
+
+    @Test
+    void aLingeringEntryServesTheNextAcquisitionWithoutAStoreWrite() throws Exception {
+        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        lockUntilLingering(registry, this.key);
+        List<String> lingering = entries(this.key);
+        long handoffsBefore = registry.getStatistics().getLocalHandoffs();
+        FencedLock lock = registry.obtain(this.key);
+        lock.lock();
+        long fence = lock.getFence();
+        lock.unlock();
+        // A release and a new write would have left another entry with a new fence.
+        assertThat(entries(this.key)).as("the key's entries after a re-acquisition").isEqualTo(lingering);
+        assertThat(Fences.pass(fence)).isPositive();
+        assertThat(registry.getStatistics().getLocalHandoffs()).isEqualTo(handoffsBefore + 1);
+    }
+
+    @Test
+    void anotherProcessQueueingBehindALingeringEntryEndsTheLingerAtOnce() throws Exception {
+        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        CoreLockRegistry peer = newRegistry("peer", LocalHandoff.DEFAULT);
+        lockUntilLingering(registry, this.key);
+        FencedLock mine = registry.obtain(this.key);
+        mine.lock();
+        long lingeringFence = mine.getFence();
+        mine.unlock();
+        if (tryOnceFindsTheLingeringEntry()) {
+            // The documented cost of lingering: a try-once elsewhere finds the key taken.
+            assertThat(this.threads.submit(() -> tryOnce(peer.obtain(this.key))).get(LONG.toMillis(), MILLISECONDS))
+                .isFalse();
+        }
+        long peerFence = this.threads.submit(() -> holdAndGetFence(peer.obtain(this.key, true), LONG))
+            .get(LONG.toMillis() * 2, MILLISECONDS);
+        assertThat(Fences.storeFence(peerFence)).isGreaterThan(Fences.storeFence(lingeringFence));
+        assertThat(Fences.pass(peerFence)).isZero();
+        await().atMost(LONG).until(() -> entries(this.key).isEmpty());
+    }
+
+    /**
+     * The peer queues while another process holds; the entry that takes the key next, with the
+     * peer already behind it, does not linger in its way.
+     */
+    @Test
+    void anEntryHandedTheKeyWithAnotherQueuedBehindItDoesNotLinger() throws Exception {
+        CoreLockRegistry first = newRegistry("first", LocalHandoff.DISABLED);
+        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        CoreLockRegistry peer = newRegistry("peer", LocalHandoff.DISABLED);
+        // Ready for signals: a conservative guess cannot be what makes the test pass.
+        lockUntilLingering(registry, this.key + "-warm-up");
+        FencedLock firstLock = first.obtain(this.key);
+        firstLock.lock();
+        CompletableFuture<Long> mine = new CompletableFuture<>();
+        this.threads.submit(() -> mine.complete(holdAndGetFence(registry.obtain(this.key), LONG)));
+        await().atMost(LONG).until(() -> entries(this.key).size() == 2);
+        Future<Long> peerFence = this.threads.submit(() -> holdAndGetFence(peer.obtain(this.key, true), LONG));
+        await().atMost(LONG).until(() -> entries(this.key).size() == 3);
+        firstLock.unlock();
+        long myFence = mine.get(LONG.toMillis(), MILLISECONDS);
+        assertThat(Fences.storeFence(peerFence.get(LONG.toMillis() * 2, MILLISECONDS)))
+            .isGreaterThan(Fences.storeFence(myFence));
+        await().atMost(LONG).until(() -> entries(this.key).isEmpty());
+    }
+
+    /**
+     * As above, but the peer queues only after the entry took the key, while its holder is in the
+     * critical section.
+     */
+    @Test
+    void anEntryHandedTheKeyLearnsOfAPeerThatQueuesLater() throws Exception {
+        CoreLockRegistry first = newRegistry("first", LocalHandoff.DISABLED);
+        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        CoreLockRegistry peer = newRegistry("peer", LocalHandoff.DISABLED);
+        lockUntilLingering(registry, this.key + "-warm-up");
+        FencedLock firstLock = first.obtain(this.key);
+        firstLock.lock();
+        CompletableFuture<Long> myFence = new CompletableFuture<>();
+        CompletableFuture<Void> mayUnlock = new CompletableFuture<>();
+        this.threads.submit(() -> {
+            FencedLock lock = registry.obtain(this.key);
+            lock.lock();
+            try {
+                myFence.complete(lock.getFence());
+                mayUnlock.get(LONG.toMillis(), MILLISECONDS);
+            }
+            finally {
+                lock.unlock();
+            }
+            return null;
+        });
+        await().atMost(LONG).until(() -> entries(this.key).size() == 2);
+        firstLock.unlock();
+        long mine = myFence.get(LONG.toMillis(), MILLISECONDS);
+        Future<Long> peerFence = this.threads.submit(() -> holdAndGetFence(peer.obtain(this.key, true), LONG));
+        await().atMost(LONG).until(() -> entries(this.key).size() == 2);
+        mayUnlock.complete(null);
+        assertThat(Fences.storeFence(peerFence.get(LONG.toMillis() * 2, MILLISECONDS)))
+            .isGreaterThan(Fences.storeFence(mine));
+        await().atMost(LONG).until(() -> entries(this.key).isEmpty());
+    }
+
+    protected static boolean tryOnce(FencedLock lock) {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        lock.unlock();
+        return true;
+    }
+
+    /** Holds {@code lock} for a moment, waiting at most {@code wait}. @return the hold's fence */
+    protected static long holdAndGetFence(FencedLock lock, Duration wait) throws InterruptedException {
+        if (!lock.tryLock(wait.toMillis(), MILLISECONDS)) {
+            throw new AssertionError("not acquired within " + wait);
+        }
+        try {
+            return lock.getFence();
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+}
