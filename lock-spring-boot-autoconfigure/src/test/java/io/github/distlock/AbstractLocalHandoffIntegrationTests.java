@@ -64,6 +64,15 @@ public abstract class AbstractLocalHandoffIntegrationTests {
      */
     protected abstract List<String> entries(String key) throws Exception;
 
+    /**
+     * @param settings what the test wants of another process's registry
+     * @return what that registry gets: the settings, or (a store that tells only when every
+     * instance lingers) the same with a linger
+     */
+    protected LocalHandoff otherProcess(LocalHandoff settings) {
+        return settings;
+    }
+
     /** @return whether a try-once of another process surely finds a lingering entry in its way */
     protected boolean tryOnceFindsTheLingeringEntry() {
         return true;
@@ -99,7 +108,7 @@ public abstract class AbstractLocalHandoffIntegrationTests {
     @Test
     void anotherProcessQueueingBehindALingeringEntryEndsTheLingerAtOnce() throws Exception {
         CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
-        CoreLockRegistry peer = newRegistry("peer", LocalHandoff.DEFAULT);
+        CoreLockRegistry peer = newRegistry("peer", otherProcess(LocalHandoff.DEFAULT));
         lockUntilLingering(registry, this.key);
         FencedLock mine = registry.obtain(this.key);
         mine.lock();
@@ -123,9 +132,9 @@ public abstract class AbstractLocalHandoffIntegrationTests {
      */
     @Test
     void anEntryHandedTheKeyWithAnotherQueuedBehindItDoesNotLinger() throws Exception {
-        CoreLockRegistry first = newRegistry("first", LocalHandoff.DISABLED);
+        CoreLockRegistry first = newRegistry("first", otherProcess(LocalHandoff.DISABLED));
         CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
-        CoreLockRegistry peer = newRegistry("peer", LocalHandoff.DISABLED);
+        CoreLockRegistry peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
         // Ready for signals: a conservative guess cannot be what makes the test pass.
         lockUntilLingering(registry, this.key + "-warm-up");
         FencedLock firstLock = first.obtain(this.key);
@@ -148,9 +157,9 @@ public abstract class AbstractLocalHandoffIntegrationTests {
      */
     @Test
     void anEntryHandedTheKeyLearnsOfAPeerThatQueuesLater() throws Exception {
-        CoreLockRegistry first = newRegistry("first", LocalHandoff.DISABLED);
+        CoreLockRegistry first = newRegistry("first", otherProcess(LocalHandoff.DISABLED));
         CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
-        CoreLockRegistry peer = newRegistry("peer", LocalHandoff.DISABLED);
+        CoreLockRegistry peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
         lockUntilLingering(registry, this.key + "-warm-up");
         FencedLock firstLock = first.obtain(this.key);
         firstLock.lock();

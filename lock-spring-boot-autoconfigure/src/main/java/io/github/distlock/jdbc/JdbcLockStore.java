@@ -56,6 +56,14 @@ final class JdbcLockStore implements LockStore {
 
     private final JdbcWakeups wakeups;
 
+    /**
+     * Whether this registry's writes tell the older entries of their key (PostgreSQL), and its
+     * entries rely on being told. Only for a registry that lingers: a notification per waiting write
+     * cost about a fifth of the contended handoff rate (benchmark J2), which passes bounded by the
+     * window from the store acquisition do not need.
+     */
+    private final boolean queuedBehindSignals;
+
     private final JdbcEntryRemovals removals;
 
     private final JdbcSessionKeeper keeper;
@@ -69,8 +77,9 @@ final class JdbcLockStore implements LockStore {
     private final HoldLossListener losses;
 
     JdbcLockStore(DataSource dataSource, String tablePrefix, @Nullable JdbcDialect dialect, Duration leaseTtl,
-            Duration requestTimeout, @Nullable Duration pollInterval, String ownerIdentity, String where,
-            LockStatistics.Recorder statistics, HoldLossListener losses) {
+            Duration requestTimeout, @Nullable Duration pollInterval, boolean queuedBehindSignals, String ownerIdentity,
+            String where, LockStatistics.Recorder statistics, HoldLossListener losses) {
+        this.queuedBehindSignals = queuedBehindSignals;
         this.calls = new JdbcCalls(dataSource, tablePrefix, dialect, requestTimeout, where);
         this.maintenance = Executors.newSingleThreadScheduledExecutor(JdbcCalls.daemon("distlock-jdbc-maintenance"));
         this.wakeups = new JdbcWakeups(this.calls, pollInterval);
@@ -164,7 +173,7 @@ final class JdbcLockStore implements LockStore {
 
     /** The write of an entry in one round trip, retried on deadlocks as {@link JdbcCalls#inTransaction} does. */
     private Enqueued enqueueAtOnce(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
-        String sql = tables.enqueueAtOnce;
+        String sql = this.queuedBehindSignals ? tables.enqueueAtOnceTellingOlder : tables.enqueueAtOnce;
         if (sql == null) {
             throw new IllegalStateException("No single-round-trip write for " + tables.dialect());
         }
@@ -180,9 +189,14 @@ final class JdbcLockStore implements LockStore {
                 write.setString(4, entry.session.id);
                 write.setLong(5, entry.number);
                 write.setString(6, entry.value);
-                write.setString(7, tables.channel);
-                write.setString(8, entry.lockId);
-                write.setString(9, entry.lockId);
+                if (this.queuedBehindSignals) {
+                    write.setString(7, tables.channel);
+                    write.setString(8, entry.lockId);
+                    write.setString(9, entry.lockId);
+                }
+                else {
+                    write.setString(7, entry.lockId);
+                }
                 write.execute();
                 long fence = nextRow(write, "the fence of the new lock entry").getLong(1);
                 ResultSet headRow = nextRow(write, "the head of the queue");
@@ -229,10 +243,13 @@ final class JdbcLockStore implements LockStore {
                 entry.fence())), bound, "Reading the lock queue").orElse(null);
     }
 
-    /** @return whether entries learn that another one queued behind them (PostgreSQL's notifications) */
+    /**
+     * @return whether entries learn that another one queued behind them: on PostgreSQL, where this
+     * registry's writes tell older entries (only if it lingers: see the constructor)
+     */
     boolean reportsQueuedBehind() {
         JdbcTables current = this.calls.tablesOrNull();
-        return current != null && current.dialect().hasNotifications();
+        return this.queuedBehindSignals && current != null && current.dialect().hasNotifications();
     }
 
     /** Deletes a session whose time has passed by the database's clock, with its entries. */

@@ -99,18 +99,23 @@ final class JdbcTables {
     final @Nullable String deleteEntryAndNotify;
 
     /**
-     * PostgreSQL only (lock id, escaped key, lock id, session id, entry number, value, channel, lock
-     * id, lock id): the whole write of an entry as three statements sent at once, so one implicit
-     * transaction and one round trip: lock the key row, insert the entry (answering its fence), read
-     * the head of the queue up to it ({@code lastval()} is the fence just drawn) and, if the head is
-     * another entry, notify the channel with {@code q<fence>:<lock id>}: every older entry of the
-     * key now has one queued behind it. The key, not the head: a waiter that takes the key by
-     * deleting the head's expired session does not take the key row's lock, so the head read here
-     * may be gone by the commit. Each statement reads with a snapshot of its own, so the read sees
-     * every entry committed before the key row's lock was granted. The head is read in a subquery,
-     * so that the notification is sent for its one row only.
+     * PostgreSQL only (lock id, escaped key, lock id, session id, entry number, value, lock id): the
+     * whole write of an entry as three statements sent at once, so one implicit transaction and one
+     * round trip: lock the key row, insert the entry (answering its fence), read the head of the
+     * queue up to it ({@code lastval()} is the fence just drawn). Each statement reads with a
+     * snapshot of its own, so the read sees every entry committed before the key row's lock was granted.
      */
     final @Nullable String enqueueAtOnce;
+
+    /**
+     * PostgreSQL only (as {@link #enqueueAtOnce}, then channel, lock id, lock id): the same write,
+     * which also notifies the channel with {@code q<fence>:<lock id>} if the head is another entry:
+     * every older entry of the key now has one queued behind it. The key, not the head: a waiter that
+     * takes the key by deleting the head's expired session does not take the key row's lock, so the
+     * head read here may be gone by the commit. The head is read in a subquery, so that the
+     * notification is sent for its one row only.
+     */
+    final @Nullable String enqueueAtOnceTellingOlder;
 
     /** (session id, entry number): removes an entry whose fence may be unknown. */
     final String deleteEntryByNumber;
@@ -167,10 +172,14 @@ final class JdbcTables {
                         + "MIN(e.FENCE)::TEXT) FROM " + this.entries + " e WHERE e.LOCK_ID IN "
                         + "(SELECT LOCK_ID FROM released) AND e.FENCE > ? HAVING MIN(e.FENCE) IS NOT NULL)"
                 : null;
+        String headUpToNewEntry = this.head.replace("e.FENCE <= ?", "e.FENCE <= lastval()");
         this.enqueueAtOnce = (dialect == JdbcDialect.POSTGRESQL)
+                ? this.lockKeyRow + "; " + this.insertEntry + " RETURNING FENCE; " + headUpToNewEntry
+                : null;
+        this.enqueueAtOnceTellingOlder = (dialect == JdbcDialect.POSTGRESQL)
                 ? this.lockKeyRow + "; " + this.insertEntry + " RETURNING FENCE; "
-                        + "SELECT h.*, CASE WHEN h.FENCE <> lastval() THEN pg_notify(?, 'q' || lastval() || ':' || ?) END FROM ("
-                        + this.head.replace("e.FENCE <= ?", "e.FENCE <= lastval()") + ") h"
+                        + "SELECT h.*, CASE WHEN h.FENCE <> lastval() THEN pg_notify(?, 'q' || lastval() || ':' || ?) END "
+                        + "FROM (" + headUpToNewEntry + ") h"
                 : null;
         this.deleteEntryByNumber = "DELETE FROM " + this.entries + " WHERE SESSION_ID = ? AND ENTRY_NUMBER = ?";
         this.deleteEntryByNumberAndNotify = dialect.hasNotifications()

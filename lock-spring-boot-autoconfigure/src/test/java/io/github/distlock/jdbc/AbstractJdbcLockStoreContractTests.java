@@ -40,7 +40,7 @@ abstract class AbstractJdbcLockStoreContractTests extends AbstractLockStoreContr
     }
 
     private JdbcLockStore store(HikariDataSource dataSource, String prefix, String owner) {
-        return new JdbcLockStore(dataSource, prefix, null, Duration.ofSeconds(6), Duration.ofSeconds(5), null, owner,
+        return new JdbcLockStore(dataSource, prefix, null, Duration.ofSeconds(6), Duration.ofSeconds(5), null, false, owner,
                 database().kind() + " database", LockStatistics.recorder(), lossListener());
     }
 

@@ -1,5 +1,6 @@
 package io.github.distlock.jdbc;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -68,6 +69,15 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
         return registry;
     }
 
+    /**
+     * With a linger of 1 ms: only a registry that lingers tells older entries (so every instance
+     * sharing the tables should linger alike); the peers' entries then linger that long.
+     */
+    @Override
+    protected LocalHandoff otherProcess(LocalHandoff settings) {
+        return new LocalHandoff(settings.window(), Duration.ofMillis(1));
+    }
+
     /** The fences of the key's entries: a new entry draws a new one. */
     @Override
     protected List<String> entries(String key) throws Exception {
@@ -98,7 +108,7 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
     @Test
     void anEntryTakingTheKeyFromADeadHolderKnowsOfAnEntryQueuedBehindTheDeadOne() throws Exception {
         JdbcLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
-        JdbcLockRegistry peer = newRegistry("peer", LocalHandoff.DISABLED);
+        JdbcLockRegistry peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
         lockUntilLingering(registry, this.key + "-warm-up");
         String now = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
         String lockId = JdbcTables.lockId(this.key);
