@@ -19,7 +19,8 @@ import java.util.Objects;
  * trip. The entry goes back to the store when the linger ends, or at once when the store reports
  * another entry queued behind it. Only stores that report that without a round trip linger
  * (etcd, Redis, ZooKeeper, PostgreSQL and the in-memory store; not MySQL, MariaDB or H2, where the
- * linger has no effect). While an entry
+ * linger has no effect; on PostgreSQL only registries that linger tell each other, so give every
+ * process the same linger). While an entry
  * lingers, other processes see the lock as held: their {@code tryLock()} without a timeout fails
  * and {@code isLocked()} is true, as if the last holder were still running.</li>
  * </ul>

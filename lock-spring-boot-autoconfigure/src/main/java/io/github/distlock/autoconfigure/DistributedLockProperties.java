@@ -204,7 +204,8 @@ public class DistributedLockProperties {
          * its next acquisition of the key costs no round trip. Ended at once when another instance
          * starts waiting; meanwhile other instances see the lock as held (a tryLock without a
          * timeout fails there). Only on stores that report a new waiter without a round trip
-         * (etcd, Redis, ZooKeeper, PostgreSQL, in-memory; not MySQL, MariaDB or H2); 0 turns it off.
+         * (etcd, Redis, ZooKeeper, PostgreSQL, in-memory; not MySQL, MariaDB or H2; on PostgreSQL
+         * only instances that linger tell, so set it alike on every instance); 0 turns it off.
          */
         private Duration linger = Duration.ofMillis(0);
 
