@@ -51,8 +51,9 @@ final class JdbcWakeups {
     }
 
     /**
-     * Makes a written entry reachable by notifications, and tells it to read its queue now if a
-     * release named it before this.
+     * Makes a written entry reachable by notifications, tells it to read its queue now if a
+     * release named it before this, and that an entry is queued behind it if a newer entry of its
+     * key was notified before this or notifications may have been missed.
      */
     void register(JdbcEntry entry) {
         long fence = entry.fence();
