@@ -245,7 +245,7 @@ final class JdbcLockStore implements LockStore {
 
     /**
      * @return whether entries learn that another one queued behind them: on PostgreSQL, where this
-     * registry's writes tell older entries (only if it lingers: see the constructor)
+     * registry's writes tell older entries (only if it lingers: see the field {@code queuedBehindSignals})
      */
     boolean reportsQueuedBehind() {
         JdbcTables current = this.calls.tablesOrNull();
