@@ -18,10 +18,10 @@ import org.slf4j.LoggerFactory;
  * PostgreSQL's {@code LISTEN} for released locks: one connection of the pool per registry, taken
  * for as long as the registry lives (the one connection a registry keeps), and one thread that
  * passes each notification to the store: the fence of the next entry of a released key, or after
- * {@code q} the fence and the lock id of an entry written behind the head of its key. When the connection fails it is replaced, and every
- * waiter reads its queue again and every entry counts as queued behind, since notifications sent
- * meanwhile are lost; waiters poll on a bounded interval anyway. A connection that died without either end
- * being told (a NAT or firewall forgot it) just stays silent, so after {@link #PROBE_AFTER_NANOS}
+ * {@code q} the fence and the lock id of an entry written behind the head of its key. When the
+ * connection fails it is replaced, and every waiter reads its queue again and every entry counts as
+ * queued behind, since notifications sent meanwhile are lost; waiters poll on a bounded interval
+ * anyway. A connection that died without either end being told (a NAT or firewall forgot it) just stays silent, so after {@link #PROBE_AFTER_NANOS}
  * without a notification a query checks it, bounded by the request timeout.
  */
 final class JdbcNotifications {
@@ -96,7 +96,6 @@ final class JdbcNotifications {
 
     private void run() {
         while (!this.closed) {
-            this.listeningSince = 0;
             try (Connection listener = this.dataSource.getConnection()) {
                 int networkTimeout = listener.getNetworkTimeout();
                 // Bounds LISTEN, the checks and UNLISTEN: unlike a query timeout, it also ends a wait for an

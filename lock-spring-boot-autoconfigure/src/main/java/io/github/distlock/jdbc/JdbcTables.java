@@ -172,14 +172,12 @@ final class JdbcTables {
                         + "MIN(e.FENCE)::TEXT) FROM " + this.entries + " e WHERE e.LOCK_ID IN "
                         + "(SELECT LOCK_ID FROM released) AND e.FENCE > ? HAVING MIN(e.FENCE) IS NOT NULL)"
                 : null;
+        String writeEntry = this.lockKeyRow + "; " + this.insertEntry + " RETURNING FENCE; ";
         String headUpToNewEntry = this.head.replace("e.FENCE <= ?", "e.FENCE <= lastval()");
-        this.enqueueAtOnce = (dialect == JdbcDialect.POSTGRESQL)
-                ? this.lockKeyRow + "; " + this.insertEntry + " RETURNING FENCE; " + headUpToNewEntry
-                : null;
+        this.enqueueAtOnce = (dialect == JdbcDialect.POSTGRESQL) ? writeEntry + headUpToNewEntry : null;
         this.enqueueAtOnceTellingOlder = (dialect == JdbcDialect.POSTGRESQL)
-                ? this.lockKeyRow + "; " + this.insertEntry + " RETURNING FENCE; "
-                        + "SELECT h.*, CASE WHEN h.FENCE <> lastval() THEN pg_notify(?, 'q' || lastval() || ':' || ?) END "
-                        + "FROM (" + headUpToNewEntry + ") h"
+                ? writeEntry + "SELECT h.*, CASE WHEN h.FENCE <> lastval() THEN pg_notify(?, 'q' || lastval() || ':' "
+                        + "|| ?) END FROM (" + headUpToNewEntry + ") h"
                 : null;
         this.deleteEntryByNumber = "DELETE FROM " + this.entries + " WHERE SESSION_ID = ? AND ENTRY_NUMBER = ?";
         this.deleteEntryByNumberAndNotify = dialect.hasNotifications()

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.ToLongFunction;
 
 import org.jspecify.annotations.Nullable;
 
@@ -119,7 +120,7 @@ final class JdbcWakeups {
             this.unclaimedNotifications.put(fence, System.nanoTime());
             entry = this.byFence.get(fence);
             if (entry == null || this.unclaimedNotifications.remove(fence) == null) {
-                pruneUnclaimedNotifications();
+                pruneOld(this.unclaimedNotifications, at -> at);
                 return;
             }
         }
@@ -141,20 +142,22 @@ final class JdbcWakeups {
                 entry.queuedBehind();
             }
         }
-        if (this.queuedBehindByKey.size() > 64) {
-            this.queuedBehindByKey.values().removeIf(notice -> now - notice.at() > UNCLAIMED_NOTIFICATION_NANOS);
-        }
+        pruneOld(this.queuedBehindByKey, QueuedBehind::at);
     }
 
     /** The newest fence notified as written behind the head of a key, and when ({@link System#nanoTime()}). */
     private record QueuedBehind(long fence, long at) {
     }
 
-    /** Notifications for entries of other processes pile up here: keep the last few seconds' only. */
-    private void pruneUnclaimedNotifications() {
-        if (this.unclaimedNotifications.size() > 64) {
+    /**
+     * Notifications for entries of other processes pile up in {@code notices}: keep the last few
+     * seconds' only.
+     * @param cameAt when a notice came ({@link System#nanoTime()})
+     */
+    private static <V> void pruneOld(Map<?, V> notices, ToLongFunction<V> cameAt) {
+        if (notices.size() > 64) {
             long now = System.nanoTime();
-            this.unclaimedNotifications.values().removeIf(at -> now - at > UNCLAIMED_NOTIFICATION_NANOS);
+            notices.values().removeIf(notice -> now - cameAt.applyAsLong(notice) > UNCLAIMED_NOTIFICATION_NANOS);
         }
     }
 
@@ -163,8 +166,8 @@ final class JdbcWakeups {
      * queue, and every entry written before counts as queued behind.
      */
     private void listening() {
-        wakeAll();
         for (JdbcEntry entry : this.byFence.values()) {
+            entry.checkNow();
             if (mayHaveMissedNotifications(entry)) {
                 entry.queuedBehind();
             }
@@ -179,18 +182,22 @@ final class JdbcWakeups {
      * took effect) and look second, so one of them sees the other.
      */
     private boolean mayHaveMissedNotifications(JdbcEntry entry) {
-        JdbcNotifications listener = this.notifications;
-        long since = (listener != null) ? listener.listeningSince() : 0;
+        long since = listeningSince();
         return since != 0 && entry.writeSentAt() - since < 0;
+    }
+
+    /** @return when the current LISTEN took effect ({@link System#nanoTime()}), or 0 while there is none */
+    private long listeningSince() {
+        JdbcNotifications listener = this.notifications;
+        return (listener != null) ? listener.listeningSince() : 0;
     }
 
     /** @return whether LISTEN is in effect: notifications sent from now on reach this store */
     boolean isListening() {
-        JdbcNotifications listener = this.notifications;
-        return listener != null && listener.listeningSince() != 0;
+        return listeningSince() != 0;
     }
 
-    /** Notifications may have been missed (the listener (re)connected): every waiter reads again. */
+    /** Entries were removed without a notification (a ghost entry, expired sessions): every waiter reads again. */
     void wakeAll() {
         this.byFence.values().forEach(JdbcEntry::checkNow);
     }

@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * {@code thread}, epoch milliseconds, one per line).</li>
  * </ul>
  * Handovers are published on the channel {@code <namespace>handover} with the id of the entry
- * that now holds, and {@code +} with the holder's id when entries are queued behind it. In the escaped key {@code %}, <code>{</code> and <code>}</code> become
+ * that now holds, and {@code +} with the holder's id when entries are queued behind it. In the
+ * escaped key {@code %}, <code>{</code> and <code>}</code> become
  * {@code %25}, {@code %7B} and {@code %7D} and lone surrogates {@code %uXXXX}, so the hash tag
  * ends at the first <code>}</code> and no two keys share names. Namespaces contain no braces, so
  * a namespace ends at the first <code>{</code> and nested namespaces never see each other's locks.

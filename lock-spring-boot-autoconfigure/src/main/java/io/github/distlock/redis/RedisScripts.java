@@ -39,13 +39,13 @@ final class RedisScripts {
                 dropped = true
               end
             end
-            local function tellHead(channel, queue, head)
-              redis.call('PUBLISH', channel, head)
-              if redis.call('ZCARD', queue) > 1 then redis.call('PUBLISH', channel, '+' .. head) end
-            end
             local function behind(queue)
               if redis.call('ZCARD', queue) > 1 then return 1 end
               return 0
+            end
+            local function tellHead(channel, queue, head)
+              redis.call('PUBLISH', channel, head)
+              if behind(queue) == 1 then redis.call('PUBLISH', channel, '+' .. head) end
             end
             local function outlive(name, ttl)
               local left = redis.call('PTTL', name)
