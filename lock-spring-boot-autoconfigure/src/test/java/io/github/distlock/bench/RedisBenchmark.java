@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
 import io.github.distlock.LocalHandoff;
-import io.github.distlock.core.Fences;
 import io.github.distlock.redis.RedisLockRegistry;
 import io.github.distlock.testsupport.JvmProcess;
 import io.github.distlock.testsupport.RedisServer;
@@ -41,8 +40,6 @@ final class RedisBenchmark {
     private static final int WARMUP_CYCLES = 2_000;
 
     private static final int ROUNDS = 10;
-
-    private static final int LINGER_CYCLES = 20_000;
 
     private static final int CYCLES_PER_ROUND = 1_000;
 
@@ -126,16 +123,12 @@ final class RedisBenchmark {
             .ownerIdentity("bench-r5").localHandoff(new LocalHandoff(LocalHandoff.DEFAULT.window(),
                     Duration.ofMillis(100))).build()) {
             Lock lock = registry.obtain("again", false);
-            for (int i = 0; i < WARMUP_CYCLES; i++) {
-                lock.lock();
-                lock.unlock();
+            for (int i = 0; i < LingerScenario.WARMUP_CYCLES; i++) {
+                LingerScenario.cycle(lock, null);
             }
             long before = scriptCalls(raw);
-            for (int i = 0; i < LINGER_CYCLES; i++) {
-                long start = System.nanoTime();
-                lock.lock();
-                lock.unlock();
-                lingering.add(System.nanoTime() - start);
+            for (int i = 0; i < LingerScenario.CYCLES; i++) {
+                LingerScenario.cycle(lock, lingering);
             }
             commands = scriptCalls(raw) - before;
         }
@@ -143,19 +136,12 @@ final class RedisBenchmark {
     }
 
     private static void addLinger(ResultTable table, Lingered reacquired, Samples floor) {
-        Samples lingering = reacquired.cycles();
+        LingerScenario.addTimes(table, "R5", reacquired.cycles(), "floor " + ResultTable.latency(floor), floor);
         long commands = reacquired.commands();
-        table.add("R5", "re-acquire, same process, linger 100 ms: lock()+unlock()",
-                ResultTable.number("median %.1f us, p99 %.1f us", lingering.median() / 1e3, lingering.p99() / 1e3),
-                "floor " + ResultTable.latency(floor), ResultTable.ratio((double) lingering.median() / floor.median()),
-                "median < 20 us", lingering.median() < 20_000);
-        // One store acquisition (a release and a write) per 1 + Fences.MAX_PASS holds; renewals come every TTL/3.
-        int storeAcquisitions = LINGER_CYCLES / (Fences.MAX_PASS + 1);
-        table.add("R5", "re-acquire with linger: Redis script calls in " + LINGER_CYCLES + " cycles",
-                Long.toString(commands), ResultTable.number("%d store acquisitions (1 per %d holds)", storeAcquisitions,
-                        Fences.MAX_PASS + 1),
-                ResultTable.number("%.4f per cycle", (double) commands / LINGER_CYCLES),
-                "<= 2 per " + (Fences.MAX_PASS + 1) + " cycles", commands <= 2L * (storeAcquisitions + 1));
+        table.add("R5", "re-acquire with linger: Redis script calls in " + LingerScenario.CYCLES + " cycles",
+                Long.toString(commands), LingerScenario.storeAcquisitions(),
+                ResultTable.number("%.4f per cycle", (double) commands / LingerScenario.CYCLES),
+                LingerScenario.CALL_TARGET, commands <= LingerScenario.callBound());
     }
 
     /**
