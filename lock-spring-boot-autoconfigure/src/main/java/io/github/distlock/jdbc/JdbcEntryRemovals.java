@@ -1,7 +1,11 @@
 package io.github.distlock.jdbc;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -52,7 +56,8 @@ final class JdbcEntryRemovals {
 
     private final AtomicBoolean sweeping = new AtomicBoolean();
 
-    private volatile long nextIdleKeySweep;
+    /** When the next sweep also deletes idle keys: the first sweep does (nanoTime may be negative, so not 0). */
+    private volatile long nextIdleKeySweep = System.nanoTime();
 
     JdbcEntryRemovals(JdbcCalls calls, JdbcWakeups wakeups, ScheduledExecutorService maintenance,
             LockStatistics.Recorder statistics) {
@@ -222,13 +227,14 @@ final class JdbcEntryRemovals {
         });
     }
 
-    /** Deletes expired sessions (with their entries) and, now and then, the rows of keys without entries. */
+    /**
+     * Deletes expired sessions (with their entries) and, now and then, the rows of keys without
+     * entries: found by a plain read and deleted each by its key, so that the sweep locks only what
+     * it deletes (see {@link JdbcTables#SWEEP_BATCH}).
+     */
     private void sweep() throws SQLException {
-        int sessions = this.calls.withConnection((connection, tables) -> {
-            try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteExpiredSessions)) {
-                return delete.executeUpdate();
-            }
-        });
+        int sessions = this.calls.withConnection((connection, tables) -> deleteFound(connection, tables,
+                tables.expiredSessions, tables.deleteExpiredSession));
         if (sessions > 0) {
             logger.debug("Deleted {} expired lock session(s) and their entries", sessions);
             this.wakeups.wakeAll();
@@ -237,17 +243,42 @@ final class JdbcEntryRemovals {
         if (now - this.nextIdleKeySweep >= 0) {
             this.nextIdleKeySweep = now + IDLE_KEY_SWEEP_NANOS
                     + ThreadLocalRandom.current().nextLong(IDLE_KEY_SWEEP_NANOS / 4);
-            try {
-                this.calls.withConnection((connection, tables) -> {
-                    try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteIdleKeys)) {
-                        return delete.executeUpdate();
-                    }
-                });
-            }
-            catch (SQLException ex) {
-                // An entry written meanwhile (the foreign key refuses) or another registry sweeping: next time.
-                logger.debug("Deleting idle lock keys failed: {}", ex.getMessage());
+            int keys = this.calls.withConnection((connection, tables) -> deleteFound(connection, tables,
+                    tables.idleKeys, tables.deleteIdleKey));
+            logger.debug("Deleted {} idle lock key row(s)", keys);
+        }
+    }
+
+    /**
+     * Deletes the rows whose ids {@code find} answers with {@code delete}, which checks again what the
+     * read found, each in a transaction of its own: one the database refuses (the foreign key, for an
+     * entry written meanwhile, or a deadlock) undoes no other and is left for the next sweep.
+     * @return the rows deleted
+     */
+    private int deleteFound(Connection connection, JdbcTables tables, String find, String delete)
+            throws SQLException {
+        if (!connection.getAutoCommit()) {
+            connection.setAutoCommit(true);
+        }
+        List<String> ids = new ArrayList<>();
+        try (PreparedStatement select = this.calls.prepare(connection, find); ResultSet rows = select.executeQuery()) {
+            while (rows.next()) {
+                ids.add(rows.getString(1));
             }
         }
+        int deleted = 0;
+        for (String id : ids) {
+            try (PreparedStatement statement = this.calls.prepare(connection, delete)) {
+                statement.setString(1, id);
+                deleted += statement.executeUpdate();
+            }
+            catch (SQLException ex) {
+                if (!JdbcCalls.isForeignKeyViolation(ex) && !JdbcCalls.isTransient(ex, tables.dialect())) {
+                    throw ex;
+                }
+                logger.debug("The sweep left {} for next time: {}", id, ex.getMessage());
+            }
+        }
+        return deleted;
     }
 }

@@ -37,6 +37,13 @@ final class JdbcTables {
 
     private static final Pattern PREFIX = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*\\.)?[A-Za-z_][A-Za-z0-9_]*");
 
+    /**
+     * Rows one sweep deletes at most, one statement each: a sweep finds its rows with a plain read
+     * and deletes each by its key, because on InnoDB a DELETE that scans for its rows locks every
+     * row it reads (those in use too) until it commits.
+     */
+    static final int SWEEP_BATCH = 500;
+
     private static final KeyEscaper ESCAPER = new KeyEscaper("", c -> c == 0);
 
     private final JdbcDialect dialect;
@@ -77,14 +84,17 @@ final class JdbcTables {
     /** (session id): deletes a session whose time has passed, with its entries. */
     final String deleteExpiredSession;
 
-    /** Deletes every session whose time has passed, with its entries. */
-    final String deleteExpiredSessions;
+    /** The ids of sessions whose time has passed, at most {@link #SWEEP_BATCH}. */
+    final String expiredSessions;
 
     /** (session id): deletes a session and its entries. */
     final String deleteSession;
 
-    /** Deletes the rows of keys that have no entries. */
-    final String deleteIdleKeys;
+    /** The ids of keys that have no entries, at most {@link #SWEEP_BATCH}. */
+    final String idleKeys;
+
+    /** (lock id): deletes the key's row if it has no entries. */
+    final String deleteIdleKey;
 
     /** (fence, session id): releases an entry. */
     final String deleteEntry;
@@ -159,10 +169,13 @@ final class JdbcTables {
                 + "AND EXPIRES_AT > " + now;
         this.sessionEntries = "SELECT FENCE, ENTRY_NUMBER FROM " + this.entries + " WHERE SESSION_ID = ?";
         this.deleteExpiredSession = "DELETE FROM " + this.sessions + " WHERE SESSION_ID = ? AND EXPIRES_AT <= " + now;
-        this.deleteExpiredSessions = "DELETE FROM " + this.sessions + " WHERE EXPIRES_AT <= " + now;
+        this.expiredSessions = "SELECT SESSION_ID FROM " + this.sessions + " WHERE EXPIRES_AT <= " + now + " LIMIT "
+                + SWEEP_BATCH;
         this.deleteSession = "DELETE FROM " + this.sessions + " WHERE SESSION_ID = ?";
-        this.deleteIdleKeys = "DELETE FROM " + this.keys + " WHERE NOT EXISTS (SELECT 1 FROM " + this.entries
-                + " e WHERE e.LOCK_ID = " + this.keys + ".LOCK_ID)";
+        String withoutEntries = " NOT EXISTS (SELECT 1 FROM " + this.entries + " e WHERE e.LOCK_ID = " + this.keys
+                + ".LOCK_ID)";
+        this.idleKeys = "SELECT LOCK_ID FROM " + this.keys + " WHERE" + withoutEntries + " LIMIT " + SWEEP_BATCH;
+        this.deleteIdleKey = "DELETE FROM " + this.keys + " WHERE LOCK_ID = ? AND" + withoutEntries;
         this.deleteEntry = "DELETE FROM " + this.entries + " WHERE FENCE = ? AND SESSION_ID = ?";
         String lockKeyRowFirst = "SELECT LOCK_ID FROM " + this.keys + " WHERE LOCK_ID = ? FOR UPDATE; ";
         this.deleteEntryAndNotify = dialect.hasNotifications()

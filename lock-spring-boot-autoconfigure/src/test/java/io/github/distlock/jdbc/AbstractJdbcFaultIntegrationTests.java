@@ -2,6 +2,7 @@ package io.github.distlock.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -210,6 +211,78 @@ abstract class AbstractJdbcFaultIntegrationTests {
         FencedLock again = shared.obtain("exhausted", true);
         await().atMost(LONG).pollInSameThread().ignoreExceptions().until(() -> again.tryLock(1, TimeUnit.SECONDS));
         again.unlock();
+    }
+
+    @Test
+    void sweepsDeleteExpiredSessionsAndIdleKeysWhileAnotherTransactionHoldsRowsInUse() throws Exception {
+        // On InnoDB a DELETE that scans for its rows locks every row it reads: one that waited for a
+        // row in use would delete nothing, and stall the renewals and acquisitions that need its locks.
+        FencedLock busy = this.holder.obtain("busy", true);
+        busy.lock();
+        String sessions = this.prefix + "SESSION";
+        String keys = this.prefix + "LOCK_KEY";
+        this.database.execute("INSERT INTO " + sessions + " (SESSION_ID, OWNER, EXPIRES_AT, LEASE_MILLIS) "
+                + "VALUES ('a-live-session', 'test', 9000000000000000, 1000), ('expired-session', 'test', 0, 1000)");
+        this.database.execute("INSERT INTO " + keys + " (LOCK_ID, LOCK_KEY) VALUES ('" + JdbcTables.lockId("idle")
+                + "', 'idle')");
+        String expiredLeft = "SELECT COUNT(*) FROM " + sessions + " WHERE SESSION_ID = 'expired-session'";
+        String idleLeft = "SELECT COUNT(*) FROM " + keys + " WHERE LOCK_ID = '" + JdbcTables.lockId("idle") + "'";
+        try (Connection other = this.database.pool("other-transaction", 1).getConnection()) {
+            other.setAutoCommit(false);
+            try (Statement statement = other.createStatement()) {
+                statement.executeQuery("SELECT SESSION_ID FROM " + sessions
+                        + " WHERE SESSION_ID = 'a-live-session' FOR UPDATE").close();
+                statement.executeQuery("SELECT LOCK_ID FROM " + keys + " WHERE LOCK_ID = '" + JdbcTables.lockId("busy")
+                        + "' FOR UPDATE").close();
+            }
+            // A new registry sweeps both kinds after its first renewal, a third of its TTL after it connects.
+            JdbcLockRegistry sweeper = registry(this.database.pool("sweeper"), "sweeper", Duration.ofSeconds(3));
+            sweeper.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+            await().atMost(LONG).until(() -> this.database.queryLong(expiredLeft) == 0
+                    && this.database.queryLong(idleLeft) == 0);
+            other.rollback();
+        }
+        assertThat(this.database.queryLong("SELECT COUNT(*) FROM " + sessions + " WHERE SESSION_ID = 'a-live-session'"))
+            .isOne();
+        assertThat(busy.isLockedByCurrentThread()).isTrue();
+        busy.unlock();
+    }
+
+    @Test
+    void anIdleKeySweepThatMeetsAnEntryWrittenMeanwhileLeavesThatKeyAndDeletesTheOthers() throws Exception {
+        String sessions = this.prefix + "SESSION";
+        String keys = this.prefix + "LOCK_KEY";
+        String meanwhile = JdbcTables.lockId("written-meanwhile");
+        String idle = JdbcTables.lockId("idle");
+        this.database.execute("INSERT INTO " + sessions + " (SESSION_ID, OWNER, EXPIRES_AT, LEASE_MILLIS) "
+                + "VALUES ('a-live-session', 'test', 9000000000000000, 1000)");
+        // In this order, so that PostgreSQL's sweep (a scan in insertion order) meets the key written meanwhile first.
+        this.database.execute("INSERT INTO " + keys + " (LOCK_ID, LOCK_KEY) VALUES ('" + meanwhile + "', 'written-meanwhile')");
+        this.database.execute("INSERT INTO " + keys + " (LOCK_ID, LOCK_KEY) VALUES ('" + idle + "', 'idle')");
+        String waitingDeletes = (kind() == TestDatabase.Kind.POSTGRESQL)
+                ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM "
+                        + keys + "%'"
+                : "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE "
+                        + "'DELETE FROM " + keys + "%'";
+        try (Connection other = this.database.pool("other-transaction", 1).getConnection()) {
+            // The other transaction writes an entry under the key row's lock, as an acquisition does,
+            // while a sweep that found the key without entries waits to delete its row.
+            other.setAutoCommit(false);
+            try (Statement statement = other.createStatement()) {
+                statement.executeQuery("SELECT LOCK_ID FROM " + keys + " WHERE LOCK_ID = '" + meanwhile + "' FOR UPDATE")
+                    .close();
+                JdbcLockRegistry sweeper = registry(this.database.pool("sweeper"), "sweeper", Duration.ofSeconds(3));
+                sweeper.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+                await().atMost(LONG).until(() -> this.database.queryLong(waitingDeletes) > 0);
+                statement.executeUpdate("INSERT INTO " + this.prefix + "ENTRY (LOCK_ID, SESSION_ID, ENTRY_NUMBER, "
+                        + "ENTRY_VALUE) VALUES ('" + meanwhile + "', 'a-live-session', 1, 'test')");
+            }
+            other.commit();
+        }
+        await().atMost(LONG).until(() -> this.database.queryLong("SELECT COUNT(*) FROM " + keys + " WHERE LOCK_ID = '"
+                + idle + "'") == 0);
+        assertThat(this.database.queryLong("SELECT COUNT(*) FROM " + keys + " WHERE LOCK_ID = '" + meanwhile + "'"))
+            .isOne();
     }
 
     @Test
