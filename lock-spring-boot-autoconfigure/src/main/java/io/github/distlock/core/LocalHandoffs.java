@@ -4,9 +4,9 @@ import java.util.Collections;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -39,13 +39,23 @@ final class LocalHandoffs {
     /** How soon a timer that found the gate busy looks again. */
     private static final long BUSY_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    /** Shared by every registry: only schedules; checks run on {@link #RELEASES}. */
+    /** Shared by every registry: only schedules; checks run on each registry's {@link #releases}. */
     private static final ScheduledExecutorService TIMER = timer();
 
-    /** Runs checks and store releases; threads come and go with demand, so no registry needs closing. */
-    private static final ExecutorService RELEASES = releases();
+    /**
+     * Release threads of one registry, at most: a store that stalls holds each release for up to its
+     * request timeout, and many kept entries due at once must not cost a thread each.
+     */
+    static final int MAX_RELEASE_THREADS = 16;
 
     private final LockStore store;
+
+    /**
+     * Runs checks and store releases, in the order they became due once all its threads are busy;
+     * threads come and go with demand, so no registry needs closing. Its own per registry, so that a
+     * store that stalls delays no other registry's releases.
+     */
+    private final ExecutorService releases = releases();
 
     private final long windowNanos;
 
@@ -219,7 +229,7 @@ final class LocalHandoffs {
     }
 
     private void submitCheck(KeyState state) {
-        RELEASES.execute(() -> check(state));
+        this.releases.execute(() -> check(state));
     }
 
     /**
@@ -304,8 +314,10 @@ final class LocalHandoffs {
     }
 
     private static ExecutorService releases() {
-        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                daemon("distlock-handoff-release-"));
+        ThreadPoolExecutor releases = new ThreadPoolExecutor(MAX_RELEASE_THREADS, MAX_RELEASE_THREADS, 10,
+                TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemon("distlock-handoff-release-"));
+        releases.allowCoreThreadTimeOut(true);
+        return releases;
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {

@@ -1,6 +1,7 @@
 package io.github.distlock.jdbc;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -138,5 +139,49 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
                 + "AND datname = current_database() AND backend_type = 'client backend'");
         await().atMost(LONG).until(() -> entries(this.key).isEmpty());
         assertThat(registry.getStatistics().getHoldsLost()).isZero();
+    }
+
+    /**
+     * Kept entries due while the database is frozen: their releases wait for it, on at most the
+     * registry's release threads ({@code LocalHandoffs.MAX_RELEASE_THREADS}), not on a thread each;
+     * the rest go back once it answers.
+     */
+    @Test
+    void keptEntriesDueWhileTheDatabaseIsFrozenWaitOnABoundedNumberOfThreads() throws Exception {
+        int releaseThreads = 16;
+        int keys = 3 * releaseThreads;
+        JdbcLockRegistry registry = JdbcLockRegistry.builder(database.pool("frozen", 4))
+            .tablePrefix(this.prefix)
+            .ownerIdentity("frozen")
+            .localHandoff(new LocalHandoff(FOREVER, Duration.ofSeconds(2)))
+            .requestTimeout(Duration.ofSeconds(8))
+            .build();
+        this.registries.add(registry);
+        lockUntilLingering(registry, this.key + "-warm-up");
+        for (int i = 0; i < keys; i++) {
+            FencedLock lock = registry.obtain(this.key + "-" + i);
+            lock.lock();
+            lock.unlock();
+        }
+        String entries = "SELECT COUNT(*) FROM " + this.prefix + "ENTRY";
+        assertThat(database.queryLong(entries)).as("entries kept after their unlock").isGreaterThanOrEqualTo(keys - 1);
+        database.server().pause();
+        try {
+            await().atMost(LONG).until(() -> releasingThreads() >= releaseThreads);
+            assertThat(releasingThreads()).isLessThanOrEqualTo(releaseThreads);
+        }
+        finally {
+            database.server().resume();
+        }
+        await().atMost(LONG).until(() -> database.queryLong(entries) == 0);
+        assertThat(registry.getStatistics().getHoldsLost()).isZero();
+    }
+
+    /** @return the threads now releasing kept entries to a store */
+    private static long releasingThreads() {
+        return Thread.getAllStackTraces().entrySet().stream()
+            .filter((thread) -> thread.getKey().getName().startsWith("distlock-handoff-release-")
+                    && Arrays.stream(thread.getValue()).anyMatch((frame) -> frame.getMethodName().equals("releaseToStore")))
+            .count();
     }
 }
