@@ -126,13 +126,13 @@ final class JdbcEntryRemovals {
 
     /**
      * Deletes the row of {@code session} numbered {@code number}, whether or not its fence is known;
-     * on PostgreSQL, with the key known, notifies the next entry if it was the key's oldest.
+     * on PostgreSQL, notifies the next entry if it was the key's oldest.
      * @return the rows deleted
      */
-    private CompletableFuture<Integer> deleteByNumber(JdbcSession session, long number, @Nullable String lockId) {
+    private CompletableFuture<Integer> deleteByNumber(JdbcSession session, long number, String lockId) {
         return this.calls.submit((connection, tables) -> {
             String notifying = tables.deleteEntryByNumberAndNotify;
-            if (notifying == null || lockId == null) {
+            if (notifying == null) {
                 try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteEntryByNumber)) {
                     delete.setString(1, session.id);
                     delete.setLong(2, number);
@@ -188,12 +188,15 @@ final class JdbcEntryRemovals {
         }
     }
 
-    /** Deletes a row of {@code session} that no acquisition owns, in the background. */
-    void removeGhost(JdbcSession session, long number) {
+    /**
+     * Deletes a row of {@code session} that no acquisition owns, in the background, waking the
+     * entry after it as a release would (on PostgreSQL other processes' too, if it was the oldest).
+     */
+    void removeGhost(JdbcSession session, long number, String lockId) {
         logger.debug("Deleting lock entry {} of session {}: no acquisition owns it", number, session.id);
-        deleteByNumber(session, number, null).whenComplete((deleted, failure) -> {
+        deleteByNumber(session, number, lockId).whenComplete((deleted, failure) -> {
             if (failure == null && deleted > 0) {
-                this.wakeups.wakeAll();
+                this.wakeups.wakeLocalWaiters(lockId);
             }
         });
     }

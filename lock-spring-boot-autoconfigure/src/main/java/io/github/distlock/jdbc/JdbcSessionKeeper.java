@@ -160,10 +160,14 @@ final class JdbcSessionKeeper {
         scheduleDeadlineCheck();
     }
 
+    /** An entry of the session as the database has it. */
+    private record SessionRow(long number, String lockId) {
+    }
+
     private void renewNow(JdbcSession current) {
         long sentAt = System.nanoTime();
         try {
-            Optional<Map<Long, Long>> present = this.calls.withConnection((connection, tables) -> {
+            Optional<Map<Long, SessionRow>> present = this.calls.withConnection((connection, tables) -> {
                 try (PreparedStatement renew = this.calls.prepare(connection, tables.renewSession)) {
                     renew.setLong(1, ttlMillis());
                     renew.setString(2, current.id);
@@ -174,16 +178,16 @@ final class JdbcSessionKeeper {
                 if (!connection.getAutoCommit()) {
                     connection.commit();
                 }
-                Map<Long, Long> numbersByFence = new HashMap<>();
+                Map<Long, SessionRow> rowsByFence = new HashMap<>();
                 try (PreparedStatement entries = this.calls.prepare(connection, tables.sessionEntries)) {
                     entries.setString(1, current.id);
                     try (ResultSet rows = entries.executeQuery()) {
                         while (rows.next()) {
-                            numbersByFence.put(rows.getLong(1), rows.getLong(2));
+                            rowsByFence.put(rows.getLong(1), new SessionRow(rows.getLong(2), rows.getString(3)));
                         }
                     }
                 }
-                return Optional.of(numbersByFence);
+                return Optional.of(rowsByFence);
             });
             if (present.isEmpty()) {
                 loseSession(current, "its session row was gone from the database or had expired");
@@ -205,9 +209,9 @@ final class JdbcSessionKeeper {
             // was answered, so a row of this session with a settled number is a ghost (a write that committed
             // after its caller gave up and after its removal found nothing): delete it, or it would hold its
             // key for as long as this process lives.
-            for (Long number : present.get().values()) {
-                if (!current.unsettled.contains(number)) {
-                    this.removals.removeGhost(current, number);
+            for (SessionRow row : present.get().values()) {
+                if (!current.unsettled.contains(row.number())) {
+                    this.removals.removeGhost(current, row.number(), row.lockId());
                 }
             }
             this.removals.sweepLater();

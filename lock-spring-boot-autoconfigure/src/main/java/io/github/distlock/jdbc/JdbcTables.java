@@ -78,7 +78,7 @@ final class JdbcTables {
     /** (TTL ms, session id): renews a session that has not expired. */
     final String renewSession;
 
-    /** (session id): the fences and numbers of a session's entries. */
+    /** (session id): the fences, numbers and lock ids of a session's entries. */
     final String sessionEntries;
 
     /** (session id): deletes a session whose time has passed, with its entries. */
@@ -167,7 +167,7 @@ final class JdbcTables {
                 + "VALUES (?, ?, " + now + " + ?, ?)";
         this.renewSession = "UPDATE " + this.sessions + " SET EXPIRES_AT = " + now + " + ? WHERE SESSION_ID = ? "
                 + "AND EXPIRES_AT > " + now;
-        this.sessionEntries = "SELECT FENCE, ENTRY_NUMBER FROM " + this.entries + " WHERE SESSION_ID = ?";
+        this.sessionEntries = "SELECT FENCE, ENTRY_NUMBER, LOCK_ID FROM " + this.entries + " WHERE SESSION_ID = ?";
         this.deleteExpiredSession = "DELETE FROM " + this.sessions + " WHERE SESSION_ID = ? AND EXPIRES_AT <= " + now;
         this.expiredSessions = "SELECT SESSION_ID FROM " + this.sessions + " WHERE EXPIRES_AT <= " + now + " LIMIT "
                 + SWEEP_BATCH;

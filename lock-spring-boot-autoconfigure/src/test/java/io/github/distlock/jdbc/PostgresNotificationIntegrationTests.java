@@ -84,6 +84,30 @@ class PostgresNotificationIntegrationTests {
         assertThat(handOver(holder, waiter, waiter, this.proxy::reset)).as("woken once the entry was removed").isTrue();
     }
 
+    /**
+     * A row of a live session that no acquisition owns (a write that committed after its caller gave
+     * up and after its removal found nothing) holds the key until the session's renewal, every 15 s
+     * here, deletes it: that deletion wakes the waiter behind it, long before its poll or the
+     * session's expiry would.
+     */
+    @Test
+    void anEntryNoAcquisitionOwnsDeletedByTheRenewalWakesTheNextWaiter() throws Exception {
+        JdbcLockRegistry owner = registry(JdbcLockRegistry.builder(this.database.pool("owner")).ownerIdentity("owner")
+            .leaseTtl(Duration.ofSeconds(45)));
+        FencedLock warmUp = owner.obtain("warm-up");
+        assertThat(warmUp.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        warmUp.unlock();
+        String lockId = JdbcTables.lockId(KEY);
+        this.database.execute("INSERT INTO " + this.prefix + "LOCK_KEY (LOCK_ID, LOCK_KEY) VALUES ('" + lockId + "', '"
+                + KEY + "')");
+        this.database.execute("INSERT INTO " + this.prefix + "ENTRY (LOCK_ID, SESSION_ID, ENTRY_NUMBER, ENTRY_VALUE) "
+                + "VALUES ('" + lockId + "', '" + owner.sessionId() + "', 999999, 'ghost')");
+        FencedLock lock = waiter(this.database.pool("waiter")).obtain(KEY);
+        assertThat(lock.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("woken once the row was deleted").isTrue();
+        lock.unlock();
+        assertThat(owner.getStatistics().getHoldsLost()).isZero();
+    }
+
     private JdbcLockRegistry holder(DataSource pool) {
         return registry(JdbcLockRegistry.builder(pool).ownerIdentity("holder").leaseTtl(Duration.ofMinutes(2)));
     }
