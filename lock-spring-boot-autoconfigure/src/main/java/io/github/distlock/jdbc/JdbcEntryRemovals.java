@@ -43,6 +43,9 @@ final class JdbcEntryRemovals {
     /** How often the rows of keys without entries are deleted. */
     private static final long IDLE_KEY_SWEEP_NANOS = TimeUnit.MINUTES.toNanos(1);
 
+    /** Batches of {@link JdbcTables#SWEEP_BATCH} rows one sweep deletes at most. */
+    private static final int MAX_SWEEP_BATCHES = 40;
+
     private final JdbcCalls calls;
 
     private final JdbcWakeups wakeups;
@@ -232,12 +235,12 @@ final class JdbcEntryRemovals {
 
     /**
      * Deletes expired sessions (with their entries) and, now and then, the rows of keys without
-     * entries: found by a plain read and deleted each by its key, so that the sweep locks only what
-     * it deletes (see {@link JdbcTables#SWEEP_BATCH}).
+     * entries: found by a plain read and deleted by their keys, so that the sweep locks only what it
+     * deletes (see {@link JdbcTables#SWEEP_BATCH}).
      */
     private void sweep() throws SQLException {
         int sessions = this.calls.withConnection((connection, tables) -> deleteFound(connection, tables,
-                tables.expiredSessions, tables.deleteExpiredSession));
+                tables.expiredSessions, tables.deleteExpiredSession, 1));
         if (sessions > 0) {
             logger.debug("Deleted {} expired lock session(s) and their entries", sessions);
             this.wakeups.wakeAll();
@@ -247,41 +250,78 @@ final class JdbcEntryRemovals {
             this.nextIdleKeySweep = now + IDLE_KEY_SWEEP_NANOS
                     + ThreadLocalRandom.current().nextLong(IDLE_KEY_SWEEP_NANOS / 4);
             int keys = this.calls.withConnection((connection, tables) -> deleteFound(connection, tables,
-                    tables.idleKeys, tables.deleteIdleKey));
+                    tables.idleKeys, tables.deleteIdleKeys, JdbcTables.IDLE_KEYS_PER_DELETE));
             logger.debug("Deleted {} idle lock key row(s)", keys);
         }
     }
 
     /**
-     * Deletes the rows whose ids {@code find} answers with {@code delete}, which checks again what the
-     * read found, each in a transaction of its own: one the database refuses (the foreign key, for an
-     * entry written meanwhile, or a deadlock) undoes no other and is left for the next sweep.
+     * Deletes the rows whose ids {@code find} answers, {@code perDelete} ids to a {@code delete}
+     * (which checks again what the read found), batch after batch while batches come full and
+     * something was deleted (at most {@link #MAX_SWEEP_BATCHES}, so that keys created faster than
+     * one batch a sweep do not pile up). Each statement runs in a transaction of its own.
      * @return the rows deleted
      */
-    private int deleteFound(Connection connection, JdbcTables tables, String find, String delete)
+    private int deleteFound(Connection connection, JdbcTables tables, String find, String delete, int perDelete)
             throws SQLException {
         if (!connection.getAutoCommit()) {
             connection.setAutoCommit(true);
         }
-        List<String> ids = new ArrayList<>();
-        try (PreparedStatement select = this.calls.prepare(connection, find); ResultSet rows = select.executeQuery()) {
-            while (rows.next()) {
-                ids.add(rows.getString(1));
-            }
-        }
         int deleted = 0;
-        for (String id : ids) {
-            try (PreparedStatement statement = this.calls.prepare(connection, delete)) {
-                statement.setString(1, id);
-                deleted += statement.executeUpdate();
-            }
-            catch (SQLException ex) {
-                if (!JdbcCalls.isForeignKeyViolation(ex) && !JdbcCalls.isTransient(ex, tables.dialect())) {
-                    throw ex;
+        for (int batch = 0; batch < MAX_SWEEP_BATCHES; batch++) {
+            List<String> ids = new ArrayList<>();
+            try (PreparedStatement select = this.calls.prepare(connection, find);
+                    ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    ids.add(rows.getString(1));
                 }
-                logger.debug("The sweep left {} for next time: {}", id, ex.getMessage());
+            }
+            int deletedNow = 0;
+            for (int from = 0; from < ids.size(); from += perDelete) {
+                List<String> group = ids.subList(from, Math.min(from + perDelete, ids.size()));
+                try {
+                    deletedNow += deleteGroup(connection, delete, group, perDelete);
+                }
+                catch (SQLException ex) {
+                    if (!isLeftForNextTime(ex, tables)) {
+                        throw ex;
+                    }
+                    // One row refused undoes its group: the others go one by one.
+                    for (String id : group) {
+                        try {
+                            deletedNow += deleteGroup(connection, delete, List.of(id), perDelete);
+                        }
+                        catch (SQLException single) {
+                            if (!isLeftForNextTime(single, tables)) {
+                                throw single;
+                            }
+                            logger.debug("The sweep left {} for next time: {}", id, single.getMessage());
+                        }
+                    }
+                }
+            }
+            deleted += deletedNow;
+            if (ids.size() < JdbcTables.SWEEP_BATCH || deletedNow == 0) {
+                break;
             }
         }
         return deleted;
+    }
+
+    /** @return the rows {@code delete} deleted for {@code ids}, the last of which fills its unused parameters */
+    private int deleteGroup(Connection connection, String delete, List<String> ids, int parameters)
+            throws SQLException {
+        try (PreparedStatement statement = this.calls.prepare(connection, delete)) {
+            for (int i = 0; i < parameters; i++) {
+                // Repeated rather than a shorter statement: one statement text, prepared once.
+                statement.setString(i + 1, ids.get(Math.min(i, ids.size() - 1)));
+            }
+            return statement.executeUpdate();
+        }
+    }
+
+    /** @return whether a sweep's delete was refused for an entry written meanwhile (the foreign key) or a deadlock */
+    private static boolean isLeftForNextTime(SQLException ex, JdbcTables tables) {
+        return JdbcCalls.isForeignKeyViolation(ex) || JdbcCalls.isTransient(ex, tables.dialect());
     }
 }

@@ -3,6 +3,7 @@ package io.github.distlock.jdbc;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.regex.Pattern;
@@ -38,11 +39,14 @@ final class JdbcTables {
     private static final Pattern PREFIX = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*\\.)?[A-Za-z_][A-Za-z0-9_]*");
 
     /**
-     * Rows one sweep deletes at most, one statement each: a sweep finds its rows with a plain read
-     * and deletes each by its key, because on InnoDB a DELETE that scans for its rows locks every
-     * row it reads (those in use too) until it commits.
+     * Rows a sweep reads at a time: a sweep finds its rows with a plain read and deletes them by
+     * their keys, because on InnoDB a DELETE that scans for its rows locks every row it reads (those
+     * in use too) until it commits.
      */
     static final int SWEEP_BATCH = 500;
+
+    /** Idle keys one statement deletes. */
+    static final int IDLE_KEYS_PER_DELETE = 100;
 
     private static final KeyEscaper ESCAPER = new KeyEscaper("", c -> c == 0);
 
@@ -93,8 +97,8 @@ final class JdbcTables {
     /** The ids of keys that have no entries, at most {@link #SWEEP_BATCH}. */
     final String idleKeys;
 
-    /** (lock id): deletes the key's row if it has no entries. */
-    final String deleteIdleKey;
+    /** ({@link #IDLE_KEYS_PER_DELETE} lock ids): deletes the rows of those keys that have no entries. */
+    final String deleteIdleKeys;
 
     /** (fence, session id): releases an entry. */
     final String deleteEntry;
@@ -175,7 +179,8 @@ final class JdbcTables {
         String withoutEntries = " NOT EXISTS (SELECT 1 FROM " + this.entries + " e WHERE e.LOCK_ID = " + this.keys
                 + ".LOCK_ID)";
         this.idleKeys = "SELECT LOCK_ID FROM " + this.keys + " WHERE" + withoutEntries + " LIMIT " + SWEEP_BATCH;
-        this.deleteIdleKey = "DELETE FROM " + this.keys + " WHERE LOCK_ID = ? AND" + withoutEntries;
+        this.deleteIdleKeys = "DELETE FROM " + this.keys + " WHERE LOCK_ID IN ("
+                + String.join(", ", Collections.nCopies(IDLE_KEYS_PER_DELETE, "?")) + ") AND" + withoutEntries;
         this.deleteEntry = "DELETE FROM " + this.entries + " WHERE FENCE = ? AND SESSION_ID = ?";
         String lockKeyRowFirst = "SELECT LOCK_ID FROM " + this.keys + " WHERE LOCK_ID = ? FOR UPDATE; ";
         this.deleteEntryAndNotify = dialect.hasNotifications()

@@ -249,6 +249,30 @@ abstract class AbstractJdbcFaultIntegrationTests {
     }
 
     @Test
+    void oneSweepDeletesMoreIdleKeysThanItReadsAtATime() throws Exception {
+        FencedLock busy = this.holder.obtain("busy", true);
+        busy.lock();
+        String keys = this.prefix + "LOCK_KEY";
+        int idle = 2 * JdbcTables.SWEEP_BATCH + JdbcTables.IDLE_KEYS_PER_DELETE / 2;
+        for (int from = 0; from < idle; from += 100) {
+            StringBuilder rows = new StringBuilder();
+            for (int i = from; i < Math.min(from + 100, idle); i++) {
+                rows.append((i > from) ? ", " : "").append("('").append(JdbcTables.lockId("idle-" + i))
+                    .append("', 'idle-").append(i).append("')");
+            }
+            this.database.execute("INSERT INTO " + keys + " (LOCK_ID, LOCK_KEY) VALUES " + rows);
+        }
+        // Keys created faster than one batch a minute must not pile up: one sweep, the first, deletes them all.
+        JdbcLockRegistry sweeper = registry(this.database.pool("sweeper"), "sweeper", Duration.ofSeconds(3));
+        sweeper.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+        await().atMost(LONG).until(() -> this.database.queryLong("SELECT COUNT(*) FROM " + keys
+                + " WHERE LOCK_KEY LIKE 'idle-%'") == 0);
+        assertThat(this.database.queryLong("SELECT COUNT(*) FROM " + keys + " WHERE LOCK_ID = '"
+                + JdbcTables.lockId("busy") + "'")).isOne();
+        busy.unlock();
+    }
+
+    @Test
     void anIdleKeySweepThatMeetsAnEntryWrittenMeanwhileLeavesThatKeyAndDeletesTheOthers() throws Exception {
         String sessions = this.prefix + "SESSION";
         String keys = this.prefix + "LOCK_KEY";
