@@ -1,12 +1,23 @@
 package io.github.distlock.bench;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
 
 import io.github.distlock.testsupport.EtcdCluster;
 import io.github.distlock.testsupport.JvmProcess;
@@ -18,7 +29,8 @@ import io.github.distlock.testsupport.JvmProcess;
  * the time from one holder's method returning to the next holder's method starting, whichever JVM
  * or thread it is. The same with the registry by hand around the same work, and with an empty
  * section by hand (the benchmark's handoff), on the same JVMs in the same run, tell where the time
- * goes: the aspect, or waking up after a long wait.
+ * goes: the aspect, or waking up after a long wait. A raw etcd hop between two clients (a put, its
+ * watch event, the thread waiting for it), 200 ms apart and back to back, is the floor of both.
  */
 final class AppHandoffScenario {
 
@@ -33,6 +45,11 @@ final class AppHandoffScenario {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
     private static final Duration LOOP_TIMEOUT = Duration.ofSeconds(60);
+
+    /** Hops per round of the raw etcd reference: back to back, and 200 ms apart (8 s). */
+    private static final int RAW_BUSY_HOPS = 2000;
+
+    private static final int RAW_IDLE_HOPS = 40;
 
     private AppHandoffScenario() {
     }
@@ -67,10 +84,125 @@ final class AppHandoffScenario {
                     ResultTable.latency(annotated), "empty section by hand " + ResultTable.latency(empty),
                     ResultTable.ratio(ratio), "median <= 2x empty", ratio <= 2);
             table.info("10", "same 200 ms holds through the registry by hand", ResultTable.latency(byHand), "", "");
+            System.out.println("[bench] scenario 10: raw etcd hops between two clients");
+            Samples rawIdle = new Samples();
+            Samples rawBusy = new Samples();
+            for (int round = 1; round <= 2; round++) {
+                rawBusy.addAll(rawHops(etcd, 0, RAW_BUSY_HOPS));
+                rawIdle.addAll(rawHops(etcd, HOLD_MILLIS, RAW_IDLE_HOPS));
+            }
+            table.info("10", "raw etcd hop: put, watch event, waiting thread of the other client; 200 ms apart",
+                    ResultTable.latency(rawIdle), "back and forth at once " + ResultTable.latency(rawBusy),
+                    ResultTable.ratio((double) rawIdle.median() / rawBusy.median()));
         }
         finally {
             workers.forEach(JvmProcess::close);
             HandoffScenario.deleteRecursively(directory);
+        }
+    }
+
+    /**
+     * The hop of a handoff on raw etcd, without a lock: two clients take turns, each with a thread
+     * that waits for the other's put to arrive through its watch, pauses {@code pauseMillis} (the
+     * hold) and puts in turn; a hop is from the put's call to the waiting thread's return, which
+     * is what a lock's handoff cannot go below. After a pause every part starts from idle, as in the
+     * application's handoff; without one, as in the empty-section handoff.
+     * @return the hops' times
+     */
+    private static Samples rawHops(EtcdCluster etcd, long pauseMillis, int hops) throws Exception {
+        AtomicInteger remaining = new AtomicInteger(hops);
+        try (Client first = etcd.newClient(); Client second = etcd.newClient()) {
+            ByteSequence toFirst = ByteSequence.from("/bench/s10-raw/to-first", StandardCharsets.UTF_8);
+            ByteSequence toSecond = ByteSequence.from("/bench/s10-raw/to-second", StandardCharsets.UTF_8);
+            // Watched from the next revision on, so that no put is missed while the watches start.
+            long next = first.getKVClient().get(toFirst).get().getHeader().getRevision() + 1;
+            RawPlayer a = new RawPlayer(first, toFirst, toSecond, next, pauseMillis, remaining);
+            RawPlayer b = new RawPlayer(second, toSecond, toFirst, next, pauseMillis, remaining);
+            try {
+                a.start();
+                b.start();
+                a.put();
+                a.join(LOOP_TIMEOUT.toMillis());
+                b.join(LOOP_TIMEOUT.toMillis());
+                if (a.isAlive() || b.isAlive()) {
+                    throw new IllegalStateException("raw hops did not finish within " + LOOP_TIMEOUT);
+                }
+            }
+            finally {
+                a.close();
+                b.close();
+            }
+            Samples all = new Samples();
+            all.addAll(a.hops);
+            all.addAll(b.hops);
+            return all;
+        }
+    }
+
+    /** One side of {@link #rawHops}: puts its send time to the other side's key, takes the other side's from its own. */
+    private static final class RawPlayer extends Thread {
+
+        private final KV kv;
+
+        private final ByteSequence theirs;
+
+        private final long pauseMillis;
+
+        private final AtomicInteger remaining;
+
+        private final BlockingQueue<Long> arrived = new LinkedBlockingQueue<>();
+
+        private final Watch.Watcher watcher;
+
+        private final Samples hops = new Samples();
+
+        RawPlayer(Client client, ByteSequence mine, ByteSequence theirs, long fromRevision, long pauseMillis,
+                AtomicInteger remaining) {
+            super("raw-hops");
+            setDaemon(true);
+            this.kv = client.getKVClient();
+            this.theirs = theirs;
+            this.pauseMillis = pauseMillis;
+            this.remaining = remaining;
+            this.watcher = client.getWatchClient().watch(mine, WatchOption.builder().withRevision(fromRevision).build(),
+                    (response) -> response.getEvents().stream()
+                        .filter((event) -> event.getEventType() == WatchEvent.EventType.PUT)
+                        .forEach((event) -> this.arrived.add(Long.parseLong(event.getKeyValue().getValue()
+                            .toString(StandardCharsets.UTF_8)))));
+        }
+
+        void put() {
+            this.kv.put(this.theirs, ByteSequence.from(Long.toString(System.nanoTime()), StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public void run() {
+            try {
+                while (true) {
+                    Long sentAt = this.arrived.poll(LOOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                    if (sentAt == null) {
+                        return;
+                    }
+                    long hop = System.nanoTime() - sentAt;
+                    if (this.remaining.getAndDecrement() <= 0) {
+                        // The other side stops too: its queue gets a last put that ends its wait.
+                        put();
+                        return;
+                    }
+                    this.hops.add(hop);
+                    if (this.pauseMillis > 0) {
+                        Thread.sleep(this.pauseMillis);
+                    }
+                    put();
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        void close() {
+            this.watcher.close();
         }
     }
 
