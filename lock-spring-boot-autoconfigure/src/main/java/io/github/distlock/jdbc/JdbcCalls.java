@@ -306,9 +306,10 @@ final class JdbcCalls {
 
     static boolean isForeignKeyViolation(SQLException ex) {
         String state = ex.getSQLState();
-        // 23503 PostgreSQL, 23506 H2; MySQL and MariaDB report 23000 with error 1452.
+        // 23503 PostgreSQL and H2 (a row still referenced), 23506 H2 (no parent row); MySQL and MariaDB
+        // report 23000 with error 1452 (no parent row) or 1451 (a row still referenced).
         return state != null && (state.equals("23503") || state.equals("23506")
-                || (state.equals("23000") && ex.getErrorCode() == 1452));
+                || (state.equals("23000") && (ex.getErrorCode() == 1452 || ex.getErrorCode() == 1451)));
     }
 
     DataSource dataSource() {

@@ -239,8 +239,16 @@ final class JdbcEntryRemovals {
      * deletes (see {@link JdbcTables#SWEEP_BATCH}).
      */
     private void sweep() throws SQLException {
-        int sessions = this.calls.withConnection((connection, tables) -> deleteFound(connection, tables,
-                tables.expiredSessions, tables.deleteExpiredSession, 1));
+        int sessions;
+        try {
+            sessions = this.calls.withConnection((connection, tables) -> deleteFound(connection, tables,
+                    tables.expiredSessions, tables.deleteExpiredSession, 1));
+        }
+        catch (SQLException ex) {
+            // Sessions deleted before the failure took their entries with them.
+            this.wakeups.wakeAll();
+            throw ex;
+        }
         if (sessions > 0) {
             logger.debug("Deleted {} expired lock session(s) and their entries", sessions);
             this.wakeups.wakeAll();
@@ -250,7 +258,7 @@ final class JdbcEntryRemovals {
             this.nextIdleKeySweep = now + IDLE_KEY_SWEEP_NANOS
                     + ThreadLocalRandom.current().nextLong(IDLE_KEY_SWEEP_NANOS / 4);
             int keys = this.calls.withConnection((connection, tables) -> deleteFound(connection, tables,
-                    tables.idleKeys, tables.deleteIdleKeys, JdbcTables.IDLE_KEYS_PER_DELETE));
+                    tables.idleKeys, tables.deleteIdleKeys, tables.idleKeysPerDelete));
             logger.debug("Deleted {} idle lock key row(s)", keys);
         }
     }

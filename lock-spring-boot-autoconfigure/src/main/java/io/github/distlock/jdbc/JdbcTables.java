@@ -45,7 +45,7 @@ final class JdbcTables {
      */
     static final int SWEEP_BATCH = 500;
 
-    /** Idle keys one statement deletes. */
+    /** Idle keys one statement deletes where that locks only them (see {@link #idleKeysPerDelete}). */
     static final int IDLE_KEYS_PER_DELETE = 100;
 
     private static final KeyEscaper ESCAPER = new KeyEscaper("", c -> c == 0);
@@ -97,8 +97,16 @@ final class JdbcTables {
     /** The ids of keys that have no entries, at most {@link #SWEEP_BATCH}. */
     final String idleKeys;
 
-    /** ({@link #IDLE_KEYS_PER_DELETE} lock ids): deletes the rows of those keys that have no entries. */
+    /** ({@link #idleKeysPerDelete} lock ids): deletes the rows of those keys that have no entries. */
     final String deleteIdleKeys;
+
+    /**
+     * Idle keys one statement deletes: {@link #IDLE_KEYS_PER_DELETE}, but one on InnoDB, where the
+     * optimizer may scan the table for a list of keys (locking every row it reads) and the check for
+     * entries takes gap locks that an acquisition's insert waits for, while the delete may wait for
+     * that acquisition's key row: a deadlock.
+     */
+    final int idleKeysPerDelete;
 
     /** (fence, session id): releases an entry. */
     final String deleteEntry;
@@ -179,8 +187,9 @@ final class JdbcTables {
         String withoutEntries = " NOT EXISTS (SELECT 1 FROM " + this.entries + " e WHERE e.LOCK_ID = " + this.keys
                 + ".LOCK_ID)";
         this.idleKeys = "SELECT LOCK_ID FROM " + this.keys + " WHERE" + withoutEntries + " LIMIT " + SWEEP_BATCH;
+        this.idleKeysPerDelete = (dialect == JdbcDialect.MYSQL) ? 1 : IDLE_KEYS_PER_DELETE;
         this.deleteIdleKeys = "DELETE FROM " + this.keys + " WHERE LOCK_ID IN ("
-                + String.join(", ", Collections.nCopies(IDLE_KEYS_PER_DELETE, "?")) + ") AND" + withoutEntries;
+                + String.join(", ", Collections.nCopies(this.idleKeysPerDelete, "?")) + ") AND" + withoutEntries;
         this.deleteEntry = "DELETE FROM " + this.entries + " WHERE FENCE = ? AND SESSION_ID = ?";
         String lockKeyRowFirst = "SELECT LOCK_ID FROM " + this.keys + " WHERE LOCK_ID = ? FOR UPDATE; ";
         this.deleteEntryAndNotify = dialect.hasNotifications()

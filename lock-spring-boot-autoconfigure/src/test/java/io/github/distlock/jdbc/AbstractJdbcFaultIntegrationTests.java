@@ -280,7 +280,6 @@ abstract class AbstractJdbcFaultIntegrationTests {
         String idle = JdbcTables.lockId("idle");
         this.database.execute("INSERT INTO " + sessions + " (SESSION_ID, OWNER, EXPIRES_AT, LEASE_MILLIS) "
                 + "VALUES ('a-live-session', 'test', 9000000000000000, 1000)");
-        // In this order, so that PostgreSQL's sweep (a scan in insertion order) meets the key written meanwhile first.
         this.database.execute("INSERT INTO " + keys + " (LOCK_ID, LOCK_KEY) VALUES ('" + meanwhile + "', 'written-meanwhile')");
         this.database.execute("INSERT INTO " + keys + " (LOCK_ID, LOCK_KEY) VALUES ('" + idle + "', 'idle')");
         String waitingDeletes = (kind() == TestDatabase.Kind.POSTGRESQL)
