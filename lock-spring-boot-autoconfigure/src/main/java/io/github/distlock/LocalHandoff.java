@@ -25,7 +25,9 @@ import java.util.Objects;
  * and {@code isLocked()} is true, as if the last holder were still running.</li>
  * </ul>
  * Every pass gets its own fence, greater than the previous one (see
- * {@link io.github.distlock.core.Fences}).
+ * {@link io.github.distlock.core.Fences}). Entries go back to the store on at most 16 threads per
+ * registry, in the order they became due: while the store stalls, one due later waits for those
+ * before it.
  *
  * @param window how long local passes go on once others may be waiting; {@link Duration#ZERO}
  * turns passes off

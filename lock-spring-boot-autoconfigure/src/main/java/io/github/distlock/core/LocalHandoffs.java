@@ -55,7 +55,7 @@ final class LocalHandoffs {
      * threads come and go with demand, so no registry needs closing. Its own per registry, so that a
      * store that stalls delays no other registry's releases.
      */
-    private final ExecutorService releases = releases();
+    private final ExecutorService releases;
 
     private final long windowNanos;
 
@@ -80,6 +80,8 @@ final class LocalHandoffs {
      */
     LocalHandoffs(LockStore store, LocalHandoff settings, Consumer<KeyState> releaseState) {
         this.store = store;
+        // Named after the store's namespace, so that a thread dump tells whose releases wait.
+        this.releases = releases(store.namespace());
         this.windowNanos = settings.window().toNanos();
         this.lingerNanos = settings.linger().toNanos();
         this.releaseState = releaseState;
@@ -313,9 +315,9 @@ final class LocalHandoffs {
         return timer;
     }
 
-    private static ExecutorService releases() {
+    private static ExecutorService releases(String namespace) {
         ThreadPoolExecutor releases = new ThreadPoolExecutor(MAX_RELEASE_THREADS, MAX_RELEASE_THREADS, 10,
-                TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemon("distlock-handoff-release-"));
+                TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemon("distlock-handoff-release-" + namespace + "-"));
         releases.allowCoreThreadTimeOut(true);
         return releases;
     }

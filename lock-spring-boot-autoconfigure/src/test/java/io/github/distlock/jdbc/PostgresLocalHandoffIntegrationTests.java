@@ -153,8 +153,9 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
         JdbcLockRegistry registry = JdbcLockRegistry.builder(database.pool("frozen", 4))
             .tablePrefix(this.prefix)
             .ownerIdentity("frozen")
-            .localHandoff(new LocalHandoff(FOREVER, Duration.ofSeconds(2)))
+            .localHandoff(new LocalHandoff(FOREVER, Duration.ofSeconds(5)))
             .requestTimeout(Duration.ofSeconds(8))
+            .leaseTtl(Duration.ofSeconds(60))
             .build();
         this.registries.add(registry);
         lockUntilLingering(registry, this.key + "-warm-up");
@@ -167,8 +168,8 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
         assertThat(database.queryLong(entries)).as("entries kept after their unlock").isGreaterThanOrEqualTo(keys - 1);
         database.server().pause();
         try {
-            await().atMost(LONG).until(() -> releasingThreads() >= releaseThreads);
-            assertThat(releasingThreads()).isLessThanOrEqualTo(releaseThreads);
+            await().atMost(LONG).until(() -> releasingThreads(registry) >= releaseThreads);
+            assertThat(releasingThreads(registry)).isLessThanOrEqualTo(releaseThreads);
         }
         finally {
             database.server().resume();
@@ -177,10 +178,11 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
         assertThat(registry.getStatistics().getHoldsLost()).isZero();
     }
 
-    /** @return the threads now releasing kept entries to a store */
-    private static long releasingThreads() {
+    /** @return the threads now releasing kept entries of the registry to its store */
+    private static long releasingThreads(JdbcLockRegistry registry) {
+        String names = "distlock-handoff-release-" + registry.getNamespace() + "-";
         return Thread.getAllStackTraces().entrySet().stream()
-            .filter((thread) -> thread.getKey().getName().startsWith("distlock-handoff-release-")
+            .filter((thread) -> thread.getKey().getName().startsWith(names)
                     && Arrays.stream(thread.getValue()).anyMatch((frame) -> frame.getMethodName().equals("releaseToStore")))
             .count();
     }
