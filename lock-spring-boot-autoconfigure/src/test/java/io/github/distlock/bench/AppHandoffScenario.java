@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -110,14 +111,18 @@ final class AppHandoffScenario {
      * @return the hops' times
      */
     private static Samples rawHops(EtcdCluster etcd, long pauseMillis, int hops) throws Exception {
-        AtomicInteger remaining = new AtomicInteger(hops);
+        // One more: the first hop may wait for etcd to catch up a watch that started after the put.
+        AtomicInteger remaining = new AtomicInteger(hops + 1);
         try (Client first = etcd.newClient(); Client second = etcd.newClient()) {
-            ByteSequence toFirst = ByteSequence.from("/bench/s10-raw/to-first", StandardCharsets.UTF_8);
-            ByteSequence toSecond = ByteSequence.from("/bench/s10-raw/to-second", StandardCharsets.UTF_8);
+            // Keys of this run alone, so that a late put of an earlier run starts no second token here.
+            String prefix = "/bench/s10-raw/" + UUID.randomUUID() + "/";
+            ByteSequence toFirst = ByteSequence.from(prefix + "to-first", StandardCharsets.UTF_8);
+            ByteSequence toSecond = ByteSequence.from(prefix + "to-second", StandardCharsets.UTF_8);
             // Watched from the next revision on, so that no put is missed while the watches start.
             long next = first.getKVClient().get(toFirst).get().getHeader().getRevision() + 1;
             RawPlayer a = new RawPlayer(first, toFirst, toSecond, next, pauseMillis, remaining);
             RawPlayer b = new RawPlayer(second, toSecond, toFirst, next, pauseMillis, remaining);
+            b.firstOfRun = true;
             try {
                 a.start();
                 b.start();
@@ -135,6 +140,9 @@ final class AppHandoffScenario {
             Samples all = new Samples();
             all.addAll(a.hops);
             all.addAll(b.hops);
+            if (all.count() != hops) {
+                throw new IllegalStateException("raw hops: " + all.count() + " of " + hops + " measured");
+            }
             return all;
         }
     }
@@ -155,6 +163,9 @@ final class AppHandoffScenario {
         private final Watch.Watcher watcher;
 
         private final Samples hops = new Samples();
+
+        /** Whether the next hop that arrives is the run's first, which is left out. */
+        private boolean firstOfRun;
 
         RawPlayer(Client client, ByteSequence mine, ByteSequence theirs, long fromRevision, long pauseMillis,
                 AtomicInteger remaining) {
@@ -189,7 +200,12 @@ final class AppHandoffScenario {
                         put();
                         return;
                     }
-                    this.hops.add(hop);
+                    if (this.firstOfRun) {
+                        this.firstOfRun = false;
+                    }
+                    else {
+                        this.hops.add(hop);
+                    }
                     if (this.pauseMillis > 0) {
                         Thread.sleep(this.pauseMillis);
                     }
