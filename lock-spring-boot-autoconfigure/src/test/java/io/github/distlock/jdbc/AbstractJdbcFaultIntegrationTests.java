@@ -76,6 +76,12 @@ abstract class AbstractJdbcFaultIntegrationTests {
         return registry;
     }
 
+    /** Starts a registry whose first sweep, of both kinds, follows its first renewal a second after it connects. */
+    private void startSweeper() throws Exception {
+        JdbcLockRegistry sweeper = registry(this.database.pool("sweeper"), "sweeper", Duration.ofSeconds(3));
+        sweeper.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+    }
+
     private DatabaseServer server() {
         return this.database.server();
     }
@@ -235,9 +241,7 @@ abstract class AbstractJdbcFaultIntegrationTests {
                 statement.executeQuery("SELECT LOCK_ID FROM " + keys + " WHERE LOCK_ID = '" + JdbcTables.lockId("busy")
                         + "' FOR UPDATE").close();
             }
-            // A new registry sweeps both kinds after its first renewal, a third of its TTL after it connects.
-            JdbcLockRegistry sweeper = registry(this.database.pool("sweeper"), "sweeper", Duration.ofSeconds(3));
-            sweeper.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+            startSweeper();
             await().atMost(LONG).until(() -> this.database.queryLong(expiredLeft) == 0
                     && this.database.queryLong(idleLeft) == 0);
             other.rollback();
@@ -263,8 +267,7 @@ abstract class AbstractJdbcFaultIntegrationTests {
             this.database.execute("INSERT INTO " + keys + " (LOCK_ID, LOCK_KEY) VALUES " + rows);
         }
         // Keys created faster than one batch a minute must not pile up: one sweep, the first, deletes them all.
-        JdbcLockRegistry sweeper = registry(this.database.pool("sweeper"), "sweeper", Duration.ofSeconds(3));
-        sweeper.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+        startSweeper();
         await().atMost(LONG).until(() -> this.database.queryLong("SELECT COUNT(*) FROM " + keys
                 + " WHERE LOCK_KEY LIKE 'idle-%'") == 0);
         assertThat(this.database.queryLong("SELECT COUNT(*) FROM " + keys + " WHERE LOCK_ID = '"
@@ -294,8 +297,7 @@ abstract class AbstractJdbcFaultIntegrationTests {
             try (Statement statement = other.createStatement()) {
                 statement.executeQuery("SELECT LOCK_ID FROM " + keys + " WHERE LOCK_ID = '" + meanwhile + "' FOR UPDATE")
                     .close();
-                JdbcLockRegistry sweeper = registry(this.database.pool("sweeper"), "sweeper", Duration.ofSeconds(3));
-                sweeper.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+                startSweeper();
                 await().atMost(LONG).until(() -> this.database.queryLong(waitingDeletes) > 0);
                 statement.executeUpdate("INSERT INTO " + this.prefix + "ENTRY (LOCK_ID, SESSION_ID, ENTRY_NUMBER, "
                         + "ENTRY_VALUE) VALUES ('" + meanwhile + "', 'a-live-session', 1, 'test')");
