@@ -75,7 +75,7 @@ public final class JdbcLockRegistry extends CoreLockRegistry implements AutoClos
     private JdbcLockRegistry(Builder builder) {
         super(builder.ownerIdentity, builder.localHandoff, (statistics, losses) -> new JdbcLockStore(builder.dataSource,
                 builder.tablePrefix, null, builder.leaseTtl, builder.requestTimeout, builder.pollInterval,
-                !builder.localHandoff.linger().isZero(), builder.ownerIdentity, builder.description, statistics, losses));
+                builder.localHandoff.lingers(), builder.ownerIdentity, builder.description, statistics, losses));
         this.leaseTtl = builder.leaseTtl;
     }
 

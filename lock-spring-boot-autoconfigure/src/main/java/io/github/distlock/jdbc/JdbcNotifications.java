@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * {@code q} the fence and the lock id of an entry written behind the head of its key. When the
  * connection fails it is replaced, and every waiter reads its queue again and every entry counts as
  * queued behind, since notifications sent meanwhile are lost; waiters poll on a bounded interval
- * anyway. A connection that died without either end being told (a NAT or firewall forgot it) just stays silent, so after {@link #PROBE_AFTER_NANOS}
- * without a notification a query checks it, bounded by the request timeout.
+ * anyway. A connection that died without either end being told (a NAT or firewall forgot it) just
+ * stays silent, so after {@link #PROBE_AFTER_NANOS} without a notification a query checks it,
+ * bounded by the request timeout.
  */
 final class JdbcNotifications {
 

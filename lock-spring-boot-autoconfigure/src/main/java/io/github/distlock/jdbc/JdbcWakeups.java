@@ -197,7 +197,7 @@ final class JdbcWakeups {
         return listeningSince() != 0;
     }
 
-    /** Entries were removed without a notification (a ghost entry, expired sessions): every waiter reads again. */
+    /** Entries were removed without a notification (expired sessions a sweep deleted): every waiter reads again. */
     void wakeAll() {
         this.byFence.values().forEach(JdbcEntry::checkNow);
     }
