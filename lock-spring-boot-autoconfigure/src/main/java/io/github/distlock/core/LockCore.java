@@ -194,6 +194,11 @@ public final class LockCore implements HoldLossListener {
     private @Nullable StoreEntry acquireFromStore(KeyState state, Wait wait, CoreFencedLock lock, long start)
             throws InterruptedException {
         long failingSince = 0;
+        // The latest failure that said something else than the one before it: a last attempt cut
+        // short by the deadline often says only "no answer in time", while an earlier one had the
+        // store's reason (a missing table, refused credentials).
+        StoreUnavailableException earlierFailure = null;
+        StoreUnavailableException lastFailure = null;
         while (true) {
             this.store.checkOpen();
             long attemptStart = System.nanoTime();
@@ -228,13 +233,21 @@ public final class LockCore implements HoldLossListener {
             }
             catch (StoreUnavailableException ex) {
                 failingSince = (failingSince == 0) ? attemptStart : failingSince;
+                if (lastFailure != null && !Objects.equals(lastFailure.getMessage(), ex.getMessage())) {
+                    earlierFailure = lastFailure;
+                }
+                lastFailure = ex;
                 if (!givenUp(wait, failingSince)) {
                     wait.pause(RETRY_PAUSE_NANOS);
                 }
                 // A wait that ends while the store fails ends because of that failure, not a busy lock.
                 if (givenUp(wait, failingSince)) {
-                    throw failure(state.key, start, entry, this.store.describe() + " is unavailable: "
-                            + ex.getMessage(), ex);
+                    String message = this.store.describe() + " is unavailable: " + ex.getMessage();
+                    if (earlierFailure != null) {
+                        ex.addSuppressed(earlierFailure);
+                        message += " (an earlier attempt: " + earlierFailure.getMessage() + ")";
+                    }
+                    throw failure(state.key, start, entry, message, ex);
                 }
             }
             if (wait.isOver()) {

@@ -1,7 +1,16 @@
 package io.github.distlock.jdbc;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
 
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
@@ -64,10 +73,65 @@ class JdbcLockRegistryTests {
             .description("H2 under test")
             .build()) {
             FencedLock lock = registry.obtain("orders", true);
+            // Long enough for several attempts: on a loaded machine the first may get no answer in time.
             assertThatExceptionOfType(LockAcquisitionException.class)
-                .isThrownBy(() -> lock.tryLock(1, TimeUnit.SECONDS))
+                .isThrownBy(() -> lock.tryLock(3, TimeUnit.SECONDS))
                 .withMessageContaining("MISSING_")
                 .withMessageContaining("initialize-schema");
+        }
+    }
+
+    @Test
+    void aFailureCutShortByTheDeadlineStillReportsTheReasonAnEarlierAttemptGot() throws Exception {
+        // After the first statement on the missing tables, the pool hands out no more connections,
+        // so the next attempt ends with "no answer in time" at the caller's deadline.
+        CountDownLatch poolHangs = new CountDownLatch(1);
+        CountDownLatch testDone = new CountDownLatch(1);
+        HikariDataSource pool = database.pool("hanging-pool", 2);
+        DataSource hangingAfterFirstStatement = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && poolHangs.getCount() == 0) {
+                        testDone.await();
+                    }
+                    Object answer = invoke(pool, method, args);
+                    return (answer instanceof Connection connection) ? settingFlagOnStatements(connection, poolHangs)
+                            : answer;
+                });
+        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(hangingAfterFirstStatement)
+            .tablePrefix("MISSING_")
+            .requestTimeout(Duration.ofSeconds(2))
+            .description("H2 under test")
+            .build()) {
+            FencedLock lock = registry.obtain("orders", true);
+            assertThatExceptionOfType(LockAcquisitionException.class)
+                .isThrownBy(() -> lock.tryLock(1, TimeUnit.SECONDS))
+                .withMessageContaining("no answer in time")
+                .withMessageContaining("an earlier attempt")
+                .withMessageContaining("MISSING_")
+                .withMessageContaining("initialize-schema");
+        }
+        finally {
+            testDone.countDown();
+            pool.close();
+        }
+    }
+
+    private static Connection settingFlagOnStatements(Connection connection, CountDownLatch flag) {
+        return (Connection) Proxy.newProxyInstance(JdbcLockRegistryTests.class.getClassLoader(),
+                new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+                    if (method.getName().startsWith("prepare")) {
+                        flag.countDown();
+                    }
+                    return invoke(connection, method, args);
+                });
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        }
+        catch (InvocationTargetException ex) {
+            throw ex.getCause();
         }
     }
 
