@@ -21,12 +21,20 @@ public final class JdbcFencedResource implements FencedResource {
     public JdbcFencedResource(DataSource dataSource, String name) {
         this.dataSource = dataSource;
         this.name = name;
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-            statement.execute("CREATE TABLE IF NOT EXISTS FENCED_RESOURCE (NAME VARCHAR(200) NOT NULL PRIMARY KEY, "
-                    + "FENCE BIGINT NOT NULL, DATA VARCHAR(1000) NOT NULL)");
-        }
-        catch (SQLException ex) {
-            throw new IllegalStateException("Could not create FENCED_RESOURCE", ex);
+        for (int attempt = 1;; attempt++) {
+            try (Connection connection = dataSource.getConnection();
+                    Statement statement = connection.createStatement()) {
+                statement.execute("CREATE TABLE IF NOT EXISTS FENCED_RESOURCE (NAME VARCHAR(200) NOT NULL PRIMARY KEY, "
+                        + "FENCE BIGINT NOT NULL, DATA VARCHAR(1000) NOT NULL)");
+                return;
+            }
+            catch (SQLException ex) {
+                // On PostgreSQL, processes that create the table at once may lose a race in the catalog
+                // (duplicate pg_type row) although the statement says IF NOT EXISTS: once more finds it.
+                if (attempt == 3) {
+                    throw new IllegalStateException("Could not create FENCED_RESOURCE", ex);
+                }
+            }
         }
     }
 
