@@ -10,10 +10,10 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import io.github.distlock.LocalHandoff;
+import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
@@ -310,24 +310,17 @@ final class LocalHandoffs {
     }
 
     private static ScheduledExecutorService timer() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemon("distlock-handoff-timer"));
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+                DaemonThreads.named("distlock-handoff-timer"));
         timer.setRemoveOnCancelPolicy(true);
         return timer;
     }
 
     private static ExecutorService releases(String namespace) {
         ThreadPoolExecutor releases = new ThreadPoolExecutor(MAX_RELEASE_THREADS, MAX_RELEASE_THREADS, 10,
-                TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemon("distlock-handoff-release-" + namespace + "-"));
+                TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                DaemonThreads.numbered("distlock-handoff-release-" + namespace));
         releases.allowCoreThreadTimeOut(true);
         return releases;
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, name.endsWith("-") ? name + count.incrementAndGet() : name);
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 }

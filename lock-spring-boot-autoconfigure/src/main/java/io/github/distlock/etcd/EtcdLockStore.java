@@ -2,7 +2,6 @@ package io.github.distlock.etcd;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -15,6 +14,7 @@ import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.core.Wait;
+import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.HoldLossListener;
 import io.github.distlock.store.LockStore;
@@ -91,12 +91,7 @@ final class EtcdLockStore implements LockStore {
     }
 
     private static ScheduledExecutorService singleThread(String name) {
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = Executors.defaultThreadFactory().newThread(runnable);
-            thread.setName(name);
-            thread.setDaemon(true);
-            return thread;
-        });
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, DaemonThreads.named(name));
         executor.setRemoveOnCancelPolicy(true);
         return executor;
     }

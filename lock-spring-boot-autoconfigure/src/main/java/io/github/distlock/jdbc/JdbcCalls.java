@@ -9,14 +9,13 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
 import io.github.distlock.core.Wait;
+import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreUnavailableException;
 import org.jspecify.annotations.Nullable;
@@ -71,19 +70,10 @@ final class JdbcCalls {
         this.requestTimeoutNanos = requestTimeout.toNanos();
         this.where = where;
         this.calls = new ThreadPoolExecutor(0, MAX_CALLS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                daemon("distlock-jdbc"));
+                DaemonThreads.numbered("distlock-jdbc"));
         if (dialect != null) {
             this.tables = new JdbcTables(tablePrefix, dialect);
         }
-    }
-
-    static ThreadFactory daemon(String name) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     /** Work on one borrowed connection. */

@@ -18,6 +18,7 @@ import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.core.Wait;
+import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.HoldLossListener;
@@ -81,7 +82,7 @@ final class JdbcLockStore implements LockStore {
             String where, LockStatistics.Recorder statistics, HoldLossListener losses) {
         this.queuedBehindSignals = queuedBehindSignals;
         this.calls = new JdbcCalls(dataSource, tablePrefix, dialect, requestTimeout, where);
-        this.maintenance = Executors.newSingleThreadScheduledExecutor(JdbcCalls.daemon("distlock-jdbc-maintenance"));
+        this.maintenance = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("distlock-jdbc-maintenance"));
         this.wakeups = new JdbcWakeups(this.calls, pollInterval);
         this.removals = new JdbcEntryRemovals(this.calls, this.wakeups, this.maintenance, statistics);
         this.keeper = new JdbcSessionKeeper(this.calls, this.removals, this.maintenance, statistics, ownerIdentity,

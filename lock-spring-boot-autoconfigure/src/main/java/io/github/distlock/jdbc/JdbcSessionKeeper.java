@@ -19,6 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.core.Wait;
+import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.StoreUnavailableException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -83,7 +84,7 @@ final class JdbcSessionKeeper {
         this.ownerIdentity = ownerIdentity;
         this.ttlNanos = leaseTtl.toNanos();
         this.livenessNanos = this.ttlNanos - Math.max(TimeUnit.MILLISECONDS.toNanos(2), this.ttlNanos / 1000);
-        this.renewer = Executors.newSingleThreadExecutor(JdbcCalls.daemon("distlock-jdbc-renewal"));
+        this.renewer = Executors.newSingleThreadExecutor(DaemonThreads.named("distlock-jdbc-renewal"));
         long renewalPeriod = Math.max(1, this.ttlNanos / 3);
         this.maintenance.scheduleWithFixedDelay(this::renew, renewalPeriod, renewalPeriod, TimeUnit.NANOSECONDS);
     }

@@ -26,6 +26,7 @@ import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.core.Wait;
 import io.github.distlock.redis.RedisConnection.Connected;
+import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.HoldLossListener;
 import io.github.distlock.store.LockListing;
@@ -134,21 +135,14 @@ final class RedisLockStore implements LockStore {
         this.where = where;
         this.statistics = statistics;
         this.losses = losses;
-        this.maintenance = Executors.newSingleThreadScheduledExecutor(daemon("distlock-redis-maintenance"));
-        this.connector = Executors.newCachedThreadPool(daemon("distlock-redis-connect"));
+        this.maintenance = Executors
+            .newSingleThreadScheduledExecutor(DaemonThreads.named("distlock-redis-maintenance"));
+        this.connector = Executors.newCachedThreadPool(DaemonThreads.numbered("distlock-redis-connect"));
         this.connection = new RedisConnection(client, keyspace.channel(), this::message, this::subscribed,
                 this.connector);
         client.addListener(this.reconnects);
         long renewalPeriod = Math.max(1, this.ttlNanos / 3);
         this.maintenance.scheduleWithFixedDelay(this::renew, renewalPeriod, renewalPeriod, TimeUnit.NANOSECONDS);
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
-        return runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     // ---- entries -------------------------------------------------------------------------------

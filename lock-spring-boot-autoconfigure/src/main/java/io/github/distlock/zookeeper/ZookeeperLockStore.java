@@ -20,6 +20,7 @@ import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.core.Wait;
+import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.HoldLossListener;
 import io.github.distlock.store.LockListing;
@@ -124,11 +125,8 @@ final class ZookeeperLockStore implements LockStore {
         this.where = where;
         this.statistics = statistics;
         this.losses = losses;
-        this.maintenance = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "distlock-zookeeper-maintenance");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.maintenance = Executors
+            .newSingleThreadScheduledExecutor(DaemonThreads.named("distlock-zookeeper-maintenance"));
         byte[] random = new byte[6];
         new SecureRandom().nextBytes(random);
         // Beyond every wait on a call: an acquisition's (one request timeout) and a release's.
