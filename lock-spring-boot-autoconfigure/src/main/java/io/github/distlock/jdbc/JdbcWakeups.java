@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,13 @@ final class JdbcWakeups {
 
     /** Written entries by fence, for notifications. */
     private final Map<Long, JdbcEntry> byFence = new ConcurrentHashMap<>();
+
+    /**
+     * The same entries by lock id, for what concerns every entry of a key: a notice per write
+     * behind a head must not cost a pass over every entry of the store. A key's set is created and
+     * dropped (when empty) inside the map's compute, so no entry is added to a dropped set.
+     */
+    private final Map<String, Set<JdbcEntry>> byKey = new ConcurrentHashMap<>();
 
     /** Fences notified before an entry of this store registered them (or of other stores): when they came. */
     private final Map<Long, Long> unclaimedNotifications = new ConcurrentHashMap<>();
@@ -59,8 +67,14 @@ final class JdbcWakeups {
     void register(JdbcEntry entry) {
         long fence = entry.fence();
         this.byFence.put(fence, entry);
+        this.byKey.compute(entry.lockId, (lockId, entries) -> {
+            Set<JdbcEntry> present = (entries != null) ? entries : ConcurrentHashMap.newKeySet();
+            present.add(entry);
+            return present;
+        });
         if (entry.isOver()) {
             this.byFence.remove(fence);
+            removeFromKey(entry);
         }
         else {
             if (this.unclaimedNotifications.remove(fence) != null) {
@@ -80,7 +94,20 @@ final class JdbcWakeups {
     void forget(JdbcEntry entry) {
         if (entry.isWritten()) {
             this.byFence.remove(entry.fence(), entry);
+            removeFromKey(entry);
         }
+    }
+
+    private void removeFromKey(JdbcEntry entry) {
+        this.byKey.computeIfPresent(entry.lockId, (lockId, entries) -> {
+            entries.remove(entry);
+            return entries.isEmpty() ? null : entries;
+        });
+    }
+
+    /** @return the written entries of a key that have not ended, as they are when read */
+    private Set<JdbcEntry> entriesOf(String lockId) {
+        return this.byKey.getOrDefault(lockId, Set.of());
     }
 
     /** @return the written entries that have not ended */
@@ -137,8 +164,8 @@ final class JdbcWakeups {
         long now = System.nanoTime();
         this.queuedBehindByKey.merge(lockId, new QueuedBehind(fence, now),
                 (old, notified) -> (notified.fence() > old.fence()) ? notified : old);
-        for (JdbcEntry entry : this.byFence.values()) {
-            if (entry.fence() < fence && entry.lockId.equals(lockId)) {
+        for (JdbcEntry entry : entriesOf(lockId)) {
+            if (entry.fence() < fence) {
                 entry.queuedBehind();
             }
         }
@@ -208,10 +235,8 @@ final class JdbcWakeups {
         if (current != null && current.dialect().hasNotifications() && this.notifications != null) {
             return;
         }
-        for (JdbcEntry waiting : this.byFence.values()) {
-            if (waiting.lockId.equals(lockId)) {
-                waiting.checkNow();
-            }
+        for (JdbcEntry waiting : entriesOf(lockId)) {
+            waiting.checkNow();
         }
     }
 
