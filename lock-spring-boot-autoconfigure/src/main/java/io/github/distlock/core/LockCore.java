@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
@@ -194,11 +195,9 @@ public final class LockCore implements HoldLossListener {
     private @Nullable StoreEntry acquireFromStore(KeyState state, Wait wait, CoreFencedLock lock, long start)
             throws InterruptedException {
         long failingSince = 0;
-        // The latest failure that said something else than the one before it: a last attempt cut
-        // short by the deadline often says only "no answer in time", while an earlier one had the
-        // store's reason (a missing table, refused credentials).
-        StoreUnavailableException earlierFailure = null;
-        StoreUnavailableException lastFailure = null;
+        // The latest failure in which the store said why (a missing table, refused credentials):
+        // a last attempt cut short by the deadline often says only that no answer came in time.
+        StoreUnavailableException lastReason = null;
         while (true) {
             this.store.checkOpen();
             long attemptStart = System.nanoTime();
@@ -220,6 +219,7 @@ public final class LockCore implements HoldLossListener {
                 if (!ex.isSessionLost()) {
                     // The store answered (the entry was deleted): a later failure starts a new request timeout.
                     failingSince = 0;
+                    lastReason = null;
                 }
                 else {
                     // A lost session is the store failing, even when a new session starts each time (a
@@ -233,19 +233,18 @@ public final class LockCore implements HoldLossListener {
             }
             catch (StoreUnavailableException ex) {
                 failingSince = (failingSince == 0) ? attemptStart : failingSince;
-                if (lastFailure != null && !Objects.equals(lastFailure.getMessage(), ex.getMessage())) {
-                    earlierFailure = lastFailure;
+                if (givesReason(ex)) {
+                    lastReason = ex;
                 }
-                lastFailure = ex;
                 if (!givenUp(wait, failingSince)) {
                     wait.pause(RETRY_PAUSE_NANOS);
                 }
                 // A wait that ends while the store fails ends because of that failure, not a busy lock.
                 if (givenUp(wait, failingSince)) {
                     String message = this.store.describe() + " is unavailable: " + ex.getMessage();
-                    if (earlierFailure != null) {
-                        ex.addSuppressed(earlierFailure);
-                        message += " (an earlier attempt: " + earlierFailure.getMessage() + ")";
+                    if (lastReason != null && lastReason != ex) {
+                        ex.addSuppressed(lastReason);
+                        message += " (an earlier attempt: " + lastReason.getMessage() + ")";
                     }
                     throw failure(state.key, start, entry, message, ex);
                 }
@@ -280,6 +279,12 @@ public final class LockCore implements HoldLossListener {
         long nanos = wait.isTimed() ? Math.min(requestTimeout, Math.max(wait.deadlineNanos() - now, MIN_ATTEMPT_NANOS))
                 : (failingSince == 0) ? requestTimeout : Math.max(0, requestTimeout - (now - failingSince));
         return Wait.until(now + nanos, wait.isInterruptible());
+    }
+
+    /** @return whether the failure carries the store's or the client's reason, not just a timeout */
+    private static boolean givesReason(StoreUnavailableException failure) {
+        Throwable cause = failure.getCause();
+        return cause != null && !(cause instanceof TimeoutException);
     }
 
     /** Timed waits give up at their deadline, untimed ones after failing for one request timeout. */
