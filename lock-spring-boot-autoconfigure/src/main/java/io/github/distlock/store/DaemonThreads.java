@@ -33,6 +33,8 @@ public final class DaemonThreads {
     private static Thread daemon(Runnable runnable, String name) {
         Thread thread = new Thread(runnable, name);
         thread.setDaemon(true);
+        // Not the priority of whichever thread happened to start it.
+        thread.setPriority(Thread.NORM_PRIORITY);
         return thread;
     }
 }
