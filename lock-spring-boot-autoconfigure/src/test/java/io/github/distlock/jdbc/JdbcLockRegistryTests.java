@@ -67,11 +67,7 @@ class JdbcLockRegistryTests {
 
     @Test
     void missingTablesFailAcquisitionsWithAMessageThatSaysWhatToDo() {
-        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(database.pool("no-tables", 2))
-            .tablePrefix("MISSING_")
-            .requestTimeout(Duration.ofSeconds(2))
-            .description("H2 under test")
-            .build()) {
+        try (JdbcLockRegistry registry = withoutTables(database.pool("no-tables", 2))) {
             FencedLock lock = registry.obtain("orders", true);
             // Long enough for several attempts: on a loaded machine the first may get no answer in time.
             assertThatExceptionOfType(LockAcquisitionException.class)
@@ -97,11 +93,7 @@ class JdbcLockRegistryTests {
                     return (answer instanceof Connection connection) ? settingFlagOnStatements(connection, poolHangs)
                             : answer;
                 });
-        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(hangingAfterFirstStatement)
-            .tablePrefix("MISSING_")
-            .requestTimeout(Duration.ofSeconds(2))
-            .description("H2 under test")
-            .build()) {
+        try (JdbcLockRegistry registry = withoutTables(hangingAfterFirstStatement)) {
             FencedLock lock = registry.obtain("orders", true);
             // Time for a hanging attempt after the first, however slow that first one was.
             assertThatExceptionOfType(LockAcquisitionException.class)
@@ -115,6 +107,15 @@ class JdbcLockRegistryTests {
             testDone.countDown();
             pool.close();
         }
+    }
+
+    /** @return a registry whose tables were never created */
+    private static JdbcLockRegistry withoutTables(DataSource dataSource) {
+        return JdbcLockRegistry.builder(dataSource)
+            .tablePrefix("MISSING_")
+            .requestTimeout(Duration.ofSeconds(2))
+            .description("H2 under test")
+            .build();
     }
 
     private static Connection settingFlagOnStatements(Connection connection, CountDownLatch flag) {
