@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
@@ -116,6 +117,7 @@ final class RedisConnection {
                 async = connection.async();
                 pubSub = ((RedisClient) this.client).connectPubSub(StringCodec.UTF8);
             }
+            AtomicBoolean firstConfirmation = new AtomicBoolean(true);
             pubSub.addListener(new RedisPubSubAdapter<>() {
                 @Override
                 public void message(String channel, String message) {
@@ -124,7 +126,13 @@ final class RedisConnection {
 
                 @Override
                 public void subscribed(String channel, long count) {
-                    RedisConnection.this.subscribed.run();
+                    // The first confirmation answers the subscribe below, which returns before any entry
+                    // is written: nothing can have been missed. Lettuce tells listeners after it completed
+                    // that command, so entries written meanwhile would wrongly count as queued behind.
+                    // Later confirmations follow a resubscribe after a reconnect.
+                    if (!firstConfirmation.getAndSet(false)) {
+                        RedisConnection.this.subscribed.run();
+                    }
                 }
             });
             pubSub.sync().subscribe(this.channel);
