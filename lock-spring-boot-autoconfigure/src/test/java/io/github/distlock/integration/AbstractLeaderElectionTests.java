@@ -150,7 +150,8 @@ public abstract class AbstractLeaderElectionTests {
         Duration toldAfter = Duration.ofNanos(secondRevoked.nanos - resumedAt);
         System.out.printf("[leader election, %s] pause: %s told it lost leadership %d ms after it resumed%n",
                 storeName, second, toldAfter.toMillis());
-        assertThat(toldAfter).isLessThan(Duration.ofMillis(HEARTBEAT_MILLIS).plusSeconds(1));
+        // A JVM resumed from SIGSTOP first catches up on its timers and threads: 2 s of slack on a loaded machine.
+        assertThat(toldAfter).isLessThan(Duration.ofMillis(HEARTBEAT_MILLIS).plusSeconds(2));
         // It could not be told before the new leader was granted, it was frozen: the fences tell them apart.
         assertThat(secondRevoked.nanos).isGreaterThan(thirdGrant.nanos);
         List<Event> staleWrites = writes(second).stream().filter((w) -> w.nanos > thirdGrant.nanos).toList();
@@ -211,10 +212,13 @@ public abstract class AbstractLeaderElectionTests {
             Duration yieldHandover = Duration.ofNanos(granted.nanos - yieldedAt);
             System.out.printf("[leader election, %s] yield: %s granted %d ms after the leader yielded (yield %d)%n",
                     storeName, second, yieldHandover.toMillis(), yields);
-            assertThat(yieldHandover).isLessThan(Duration.ofSeconds(1));
+            // The yielder's session lives on, so only its release can grant the lock; the bound (one TTL,
+            // for a loaded machine with three JVMs) only rules out a grant that waited for something else.
+            assertThat(yieldHandover).isLessThan(Duration.ofSeconds(TTL_SECONDS));
             assertThat(granted.fence).isGreaterThan(grants(third).get(thirdGrants - 1).fence);
             // The initiator unlocks before it calls onRevoked: the yielder may print its revoke just after the grant.
-            assertThat(Duration.ofNanos(thirdRevoked.nanos - granted.nanos)).isLessThan(Duration.ofSeconds(1));
+            assertThat(Duration.ofNanos(thirdRevoked.nanos - granted.nanos))
+                .isLessThan(Duration.ofSeconds(TTL_SECONDS));
             lateRevokes.put(thirdRevoked, granted);
             regranted = granted;
         }
