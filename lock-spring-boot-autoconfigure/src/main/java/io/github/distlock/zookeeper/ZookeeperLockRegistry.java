@@ -60,7 +60,8 @@ public final class ZookeeperLockRegistry extends CoreLockRegistry implements Aut
         return ZookeeperKeyspace.namespaceProblem(namespace);
     }
 
-    private ZookeeperLockStore zookeeper() {
+    /** @return the store behind this registry (its session, for tests in this package) */
+    ZookeeperLockStore zookeeper() {
         return (ZookeeperLockStore) store();
     }
 

@@ -65,6 +65,27 @@ class ZookeeperLostAnswersIntegrationTests {
         zookeeper.close();
     }
 
+    /**
+     * A lost session tells its entries one after another, after its warning: a hold read in
+     * between must already read as lost (the state is set up here by ending the session alone).
+     */
+    @Test
+    void aHoldReadsAsLostOnceItsSessionIsEvenBeforeTheLossReachesItsEntry() throws Exception {
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/session-loss")
+            .ownerIdentity("own").description(zookeeper.toString()).build()) {
+            FencedLock lock = own.obtain("held-" + UUID.randomUUID(), true);
+            assertThat(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            ZookeeperSession session = own.zookeeper().session();
+            assertThat(session).isNotNull();
+            assertThat(session.lose("ended by the test")).isTrue();
+            assertThat(lock.isLockedByCurrentThread()).as("held after its session was lost").isFalse();
+        }
+        finally {
+            ownClient.close();
+        }
+    }
+
     @Test
     void aWaiterDeletesAnEntryOfItsRegistryThatNoAcquisitionAnswersFor() throws Exception {
         String key = "orphan-" + UUID.randomUUID();
