@@ -125,7 +125,8 @@ public final class JdbcLockRegistry extends CoreLockRegistry implements AutoClos
         return null;
     }
 
-    private JdbcLockStore jdbc() {
+    /** @return the store behind this registry (its session, for tests in this package) */
+    JdbcLockStore jdbc() {
         return (JdbcLockStore) store();
     }
 

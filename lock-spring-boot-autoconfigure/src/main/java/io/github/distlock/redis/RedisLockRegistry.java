@@ -117,7 +117,8 @@ public final class RedisLockRegistry extends CoreLockRegistry implements AutoClo
         return null;
     }
 
-    private RedisLockStore redis() {
+    /** @return the store behind this registry (its session, for tests in this package) */
+    RedisLockStore redis() {
         return (RedisLockStore) store();
     }
 

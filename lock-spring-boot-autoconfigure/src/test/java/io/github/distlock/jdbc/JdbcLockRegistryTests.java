@@ -65,6 +65,25 @@ class JdbcLockRegistryTests {
             .withMessageContaining("line breaks");
     }
 
+    /**
+     * A lost session tells its entries one after another, after its warning: a hold read in
+     * between must already read as lost (the state is set up here by ending the session alone).
+     */
+    @Test
+    void aHoldReadsAsLostOnceItsSessionIsEvenBeforeTheLossReachesItsEntry() throws Exception {
+        JdbcSchema.initialize(database.pool("session-loss-schema", 1), "SESSION_LOSS_");
+        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(database.pool("session-loss", 2))
+            .tablePrefix("SESSION_LOSS_")
+            .build()) {
+            FencedLock lock = registry.obtain("held", true);
+            assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
+            JdbcSession session = registry.jdbc().session();
+            assertThat(session).isNotNull();
+            assertThat(session.lose("ended by the test")).isTrue();
+            assertThat(lock.isLockedByCurrentThread()).as("held after its session was lost").isFalse();
+        }
+    }
+
     @Test
     void missingTablesFailAcquisitionsWithAMessageThatSaysWhatToDo() {
         try (JdbcLockRegistry registry = withoutTables(database.pool("no-tables", 2))) {

@@ -72,6 +72,21 @@ class RedisLockRegistryIntegrationTests {
         return RedisLockRegistry.builder(client).namespace(namespace).leaseTtl(TTL).ownerIdentity(owner).build();
     }
 
+    /**
+     * A lost session tells its entries one after another, after its warning: a hold read in
+     * between must already read as lost (the state is set up here by ending the session alone).
+     */
+    @Test
+    void aHoldReadsAsLostOnceItsSessionIsEvenBeforeTheLossReachesItsEntry() throws Exception {
+        this.outer = registry("session-loss:", "own");
+        FencedLock lock = this.outer.obtain("held", true);
+        assertThat(lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        RedisSession session = this.outer.redis().session();
+        assertThat(session).isNotNull();
+        assertThat(session.lose("ended by the test")).isTrue();
+        assertThat(lock.isLockedByCurrentThread()).as("held after its session was lost").isFalse();
+    }
+
     @Test
     void nestedNamespacesNeverSeeOrQueueBehindEachOthersLocks() throws Exception {
         this.outer = registry("nest:", "outer");
