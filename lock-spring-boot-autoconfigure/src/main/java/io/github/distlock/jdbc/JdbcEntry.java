@@ -332,14 +332,15 @@ final class JdbcEntry extends AbstractStoreEntry {
     @Override
     public @Nullable String lostReason() {
         String lost = super.lostReason();
-        if (lost == null) {
-            // A lost session tells its entries one after another, after its warning.
-            lost = this.session.lostReason();
-        }
         if (lost == null && isWritten() && System.nanoTime() - this.session.renewedAt() >= this.store.livenessNanos()) {
             lose(JdbcSessionKeeper.noRenewal(this.store.ttlNanos()), true);
             lost = super.lostReason();
         }
         return lost;
+    }
+
+    @Override
+    protected @Nullable String sessionLostReason() {
+        return this.session.lostReason();
     }
 }

@@ -380,19 +380,20 @@ final class RedisEntry extends AbstractStoreEntry {
 
     /**
      * Also ends a written entry whose deadline passed before the maintenance thread noticed (a
-     * process that resumes from a pause must not believe it still holds for a moment longer), and
-     * reads as lost once its session is: a lost session tells its entries one after another.
+     * process that resumes from a pause must not believe it still holds for a moment longer).
      */
     @Override
     public @Nullable String lostReason() {
         String lost = super.lostReason();
-        if (lost == null) {
-            lost = this.session.lostReason();
-        }
         if (lost == null && isWritten() && System.nanoTime() - this.renewedAt >= this.store.ttlNanos()) {
             lose(RedisLockStore.noRenewal(this.store.ttlNanos()), true);
             lost = super.lostReason();
         }
         return lost;
+    }
+
+    @Override
+    protected @Nullable String sessionLostReason() {
+        return this.session.lostReason();
     }
 }

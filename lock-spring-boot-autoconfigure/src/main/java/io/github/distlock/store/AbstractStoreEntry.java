@@ -156,9 +156,29 @@ public abstract class AbstractStoreEntry implements StoreEntry {
         }
     }
 
+    /**
+     * Why the entry's session ended, if it did: a store ends a session and then tells its entries
+     * one after another, so an entry may not have been told yet.
+     * @return the session's lost reason, or {@code null} while it lives
+     */
+    protected abstract @Nullable String sessionLostReason();
+
+    /**
+     * Also takes the loss of the entry's session before the session's turn comes to tell it: a
+     * hold must not read as held meanwhile, and the loss goes through {@link #lose} so it is
+     * reported exactly once, even if the entry ends (an unlock) before the session tells it.
+     */
     @Override
     public @Nullable String lostReason() {
-        return this.lostReason;
+        String lost = this.lostReason;
+        if (lost == null) {
+            String sessionLost = sessionLostReason();
+            if (sessionLost != null) {
+                lose(sessionLost, true);
+                lost = this.lostReason;
+            }
+        }
+        return lost;
     }
 
     @Override

@@ -476,21 +476,19 @@ final class ZookeeperEntry extends AbstractStoreEntry {
         return this.ahead;
     }
 
-    /**
-     * Also notices a session whose contact deadline passed before any other thread did (after a
-     * pause), and a session lost whose loss has not reached this entry yet: a lost session tells
-     * its entries one after another, after its warning, and a hold must not read as held meanwhile.
-     */
+    /** Also notices a session whose contact deadline passed before any other thread did (after a pause). */
     @Override
     public @Nullable String lostReason() {
         String lost = super.lostReason();
         if (lost == null && this.store.checkContact(this.session)) {
             lost = super.lostReason();
-            if (lost == null) {
-                lost = this.session.lostReason();
-            }
         }
         return lost;
+    }
+
+    @Override
+    protected @Nullable String sessionLostReason() {
+        return this.session.lostReason();
     }
 
 }

@@ -85,6 +85,9 @@ class RedisLockRegistryIntegrationTests {
         assertThat(session).isNotNull();
         assertThat(session.lose("ended by the test")).isTrue();
         assertThat(lock.isLockedByCurrentThread()).as("held after its session was lost").isFalse();
+        // Reported once, although the unlock ends the entry before the session's loss reaches it.
+        assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+        assertThat(this.outer.getStatistics().getHoldsLost()).as("holds lost").isEqualTo(1);
     }
 
     @Test
