@@ -49,6 +49,12 @@ public abstract class AbstractLeaderElectionTests {
 
     private static final long HEARTBEAT_MILLIS = 200;
 
+    /**
+     * The bound of what happens at once, with slack for a loaded machine: below two thirds of the
+     * TTL (1.33 s), the earliest an expiry could show instead.
+     */
+    private static final Duration PROMPTLY = Duration.ofMillis(1250);
+
     private static final long BUSY_WAIT_MILLIS = 50;
 
     private static final Duration LONG = Duration.ofSeconds(60);
@@ -150,8 +156,9 @@ public abstract class AbstractLeaderElectionTests {
         Duration toldAfter = Duration.ofNanos(secondRevoked.nanos - resumedAt);
         System.out.printf("[leader election, %s] pause: %s told it lost leadership %d ms after it resumed%n",
                 storeName, second, toldAfter.toMillis());
-        // A JVM resumed from SIGSTOP first catches up on its timers and threads: 2 s of slack on a loaded machine.
-        assertThat(toldAfter).isLessThan(Duration.ofMillis(HEARTBEAT_MILLIS).plusSeconds(2));
+        // A JVM resumed from SIGSTOP first catches up on its timers and threads: slack for a loaded machine,
+        // still below one TTL, so being told on a heartbeat stays apart from being told by an expiry.
+        assertThat(toldAfter).isLessThan(PROMPTLY);
         // It could not be told before the new leader was granted, it was frozen: the fences tell them apart.
         assertThat(secondRevoked.nanos).isGreaterThan(thirdGrant.nanos);
         List<Event> staleWrites = writes(second).stream().filter((w) -> w.nanos > thirdGrant.nanos).toList();
@@ -212,13 +219,12 @@ public abstract class AbstractLeaderElectionTests {
             Duration yieldHandover = Duration.ofNanos(granted.nanos - yieldedAt);
             System.out.printf("[leader election, %s] yield: %s granted %d ms after the leader yielded (yield %d)%n",
                     storeName, second, yieldHandover.toMillis(), yields);
-            // The yielder's session lives on, so only its release can grant the lock; the bound (one TTL,
-            // for a loaded machine with three JVMs) only rules out a grant that waited for something else.
-            assertThat(yieldHandover).isLessThan(Duration.ofSeconds(TTL_SECONDS));
+            // Below two thirds of a TTL, the earliest a grant could follow an expiry of the yielder's entry
+            // instead of its release; slack above the usual tens of ms for a loaded machine with three JVMs.
+            assertThat(yieldHandover).isLessThan(PROMPTLY);
             assertThat(granted.fence).isGreaterThan(grants(third).get(thirdGrants - 1).fence);
             // The initiator unlocks before it calls onRevoked: the yielder may print its revoke just after the grant.
-            assertThat(Duration.ofNanos(thirdRevoked.nanos - granted.nanos))
-                .isLessThan(Duration.ofSeconds(TTL_SECONDS));
+            assertThat(Duration.ofNanos(thirdRevoked.nanos - granted.nanos)).isLessThan(PROMPTLY);
             lateRevokes.put(thirdRevoked, granted);
             regranted = granted;
         }
