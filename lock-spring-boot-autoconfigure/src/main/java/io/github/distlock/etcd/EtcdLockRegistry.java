@@ -179,6 +179,11 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
         etcd().runOnMaintenanceThread(task);
     }
 
+    /** Runs {@code task} on the thread that sends keep-alives and ends the session at its deadline. */
+    void runOnSessionThread(Runnable task) {
+        etcd().runOnSessionThread(task);
+    }
+
     /** Sweeps the session lease for ghost entries; see {@link EntryCleanup}. */
     void sweepForGhosts() {
         etcd().sweepForGhosts();

@@ -303,4 +303,8 @@ final class EtcdLockStore implements LockStore {
     void runOnMaintenanceThread(Runnable task) {
         this.maintenance.execute(task);
     }
+
+    void runOnSessionThread(Runnable task) {
+        this.sessionScheduler.execute(task);
+    }
 }

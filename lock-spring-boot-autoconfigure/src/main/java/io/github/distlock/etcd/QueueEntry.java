@@ -139,11 +139,25 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         return this.monitor.predecessorOwner();
     }
 
-    /** @return why the hold or the wait ended without our doing, or {@code null} */
+    /**
+     * Also takes the end of the entry's session before {@link SessionKeeper} tells the entry (it
+     * may be the clock's deadline, with the session thread still to act on it): the loss goes
+     * through {@link #markLost} so that it is reported exactly once, even if the entry is
+     * discarded (an unlock) before the session's turn to tell it comes.
+     * @return why the hold or the wait ended without our doing, or {@code null}
+     */
     @Override
     public @Nullable String lostReason() {
         String reason = this.monitor.lostReason();
-        return (reason != null) ? reason : this.session.endReason();
+        if (reason == null) {
+            String sessionEnded = this.session.endReason();
+            if (sessionEnded == null) {
+                return null;
+            }
+            markLost(sessionEnded);
+            reason = this.monitor.lostReason();
+        }
+        return reason;
     }
 
     /** Owns the lock and has not released it; it may have been lost since. */

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import ch.qos.logback.classic.Level;
@@ -19,6 +21,7 @@ import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchResponse;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockLostException;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import io.github.distlock.testsupport.FaultInjectionTest;
 import io.github.distlock.testsupport.TcpProxy;
@@ -35,8 +38,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The session lease at its edges, against a real etcd: a TTL below etcd's minimum, a grant slower
- * than the TTL, a put refused because the lease is gone, keep-alives during a stall, and a
- * maintenance thread blocked inside jetcd.
+ * than the TTL, a put refused because the lease is gone, keep-alives during a stall, a
+ * maintenance thread blocked inside jetcd, and a session thread that is late to end the session.
  */
 @FaultInjectionTest
 class SessionEdgeCaseIntegrationTests {
@@ -245,12 +248,40 @@ class SessionEdgeCaseIntegrationTests {
             // Well within the 30 s TTL: the holder checked its key, the lease did not end it.
             assertThat(Duration.ofNanos(System.nanoTime() - restoredAt)).isLessThan(Duration.ofSeconds(15));
             assertThat(registry.isSessionAlive()).isTrue();
-            assertThatExceptionOfType(io.github.distlock.LockLostException.class).isThrownBy(lock::unlock)
+            assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
                 .withMessageContaining("deleted");
         }
         finally {
             this.proxy.restore();
         }
+    }
+
+    @Test
+    void aHoldLostWithItsSessionIsReportedOnceEvenIfUnlockedBeforeTheSessionTellsIt() throws Exception {
+        EtcdLockRegistry registry = registry(track(etcd.newClient()), Duration.ofSeconds(2), Duration.ofSeconds(2));
+        FencedLock lock = registry.obtain("session-deadline", true);
+        lock.lock();
+        long lease = registry.liveLeaseId();
+        CountDownLatch sessionThreadFree = new CountDownLatch(1);
+        ScheduledExecutorService outsider = Executors.newSingleThreadScheduledExecutor();
+        try (Client raw = etcd.newClient()) {
+            // etcd keeps the lease (and the entry) alive, so only the registry's own clock can end the hold...
+            outsider.scheduleWithFixedDelay(() -> raw.getLeaseClient().keepAliveOnce(lease), 0, 200,
+                    TimeUnit.MILLISECONDS);
+            // ...and its session thread, which would end the session at that deadline and tell the entry, is busy.
+            registry.runOnSessionThread(() -> awaitQuietly(sessionThreadFree));
+            await().atMost(LONG).pollInSameThread().pollInterval(Duration.ofMillis(20))
+                .until(() -> !lock.isLockedByCurrentThread());
+            assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+            assertThat(registry.getStatistics().getHoldsLost()).as("holds lost, before the session ended")
+                .isEqualTo(1);
+        }
+        finally {
+            outsider.shutdownNow();
+            sessionThreadFree.countDown();
+        }
+        await().atMost(LONG).until(() -> registry.getStatistics().getSessionsLost() == 1);
+        assertThat(registry.getStatistics().getHoldsLost()).as("holds lost, after the session ended").isEqualTo(1);
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
