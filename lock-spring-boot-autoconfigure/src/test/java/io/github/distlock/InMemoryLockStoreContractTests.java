@@ -28,4 +28,9 @@ class InMemoryLockStoreContractTests extends AbstractLockStoreContractTests {
     protected boolean endSessionBehindTheStoresBack(LockStore store) {
         return false;
     }
+
+    @Override
+    protected boolean loseHoldAheadOfTheBackend(StoreEntry entry) {
+        return false;
+    }
 }

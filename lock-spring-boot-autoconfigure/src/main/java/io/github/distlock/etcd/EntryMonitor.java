@@ -333,12 +333,17 @@ final class EntryMonitor {
         }
     }
 
-    /** Our own release or discard starts: the deletion it causes is no lost hold. */
-    void released() {
+    /**
+     * Our own release or discard starts: the deletion it causes is no lost hold.
+     * @return whether the entry was not lost before: a loss recorded earlier was reported then, and
+     * the release must say so too, even if it could still delete the key
+     */
+    boolean released() {
         this.lock.lock();
         try {
             this.holding = false;
             this.releasing = true;
+            return this.lostReason == null;
         }
         finally {
             this.lock.unlock();

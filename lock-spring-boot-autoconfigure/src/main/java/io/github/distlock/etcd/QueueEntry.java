@@ -525,15 +525,20 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
 
     /**
      * Releases a held entry with a compare-and-delete.
-     * @return false if the entry was already gone (the hold had been lost)
+     * @return false if the hold had been lost: reported before the release, or the entry already gone
      * @throws StoreUnavailableException if etcd did not answer; the delete is then retried in the
      * background
      */
     @Override
     public boolean release() throws StoreUnavailableException {
-        this.monitor.released();
+        boolean live = this.monitor.released();
         this.store.dispatcher().unsubscribe(this.root, this);
         this.store.forget(this);
+        if (!live) {
+            // Reported lost already (its session's deadline passed, say): the unlock must say so too.
+            this.store.cleanup().deleteUntilGone(this);
+            return false;
+        }
         try {
             boolean deleted = releaseWithRetries();
             confirmedGone();

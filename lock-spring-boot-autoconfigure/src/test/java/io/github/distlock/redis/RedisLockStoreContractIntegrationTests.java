@@ -6,6 +6,7 @@ import java.util.UUID;
 
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.store.AbstractLockStoreContractTests;
+import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.testsupport.RedisServerExtension;
@@ -93,5 +94,12 @@ class RedisLockStoreContractIntegrationTests extends AbstractLockStoreContractTe
     protected boolean endHoldBehindTheStoresBack(StoreEntry entry) {
         // As an operator's redis-cli DEL of the entry's key would.
         return raw.sync().del(((RedisEntry) entry).entryKey()) == 1;
+    }
+
+    @Override
+    protected boolean loseHoldAheadOfTheBackend(StoreEntry entry) {
+        // What the session does when its deadline passes before the backend expires it.
+        ((AbstractStoreEntry) entry).lose("its session's deadline passed (by the test)", true);
+        return true;
     }
 }

@@ -71,6 +71,15 @@ public abstract class AbstractLockStoreContractTests {
      */
     protected abstract boolean endSessionBehindTheStoresBack(LockStore store) throws Exception;
 
+    /**
+     * Makes the store take {@code entry}'s hold as lost while its key is still in the backend, as
+     * when the session's deadline passes on this side before the backend expires it. Stores whose
+     * holds cannot be lost return false.
+     * @param entry a held entry
+     * @return whether the hold was taken as lost
+     */
+    protected abstract boolean loseHoldAheadOfTheBackend(StoreEntry entry);
+
     /** @return the listener the subclass's stores report losses to */
     protected final HoldLossListener lossListener() {
         return (entry, reason) -> this.losses.add(entry.lockKey() + ": " + reason);
@@ -246,6 +255,21 @@ public abstract class AbstractLockStoreContractTests {
         assertThat(this.losses).singleElement().asString().startsWith(this.key + ": ");
         assertThat(held.release()).isFalse();
         assertThat(this.losses).hasSize(1);
+        StoreEntry next = hold(peerStore(), this.key);
+        assertThat(next.fence()).isGreaterThan(held.fence());
+        assertThat(next.release()).isTrue();
+    }
+
+    @Test
+    void aHoldReportedLostBeforeItsReleaseIsNotReleasedAsHeldThoughItsKeyWasStillThere() throws Exception {
+        StoreEntry held = hold(store(), this.key);
+        assumeThat(loseHoldAheadOfTheBackend(held)).as("holds of this store can be lost").isTrue();
+        assertThat(held.lostReason()).isNotNull();
+        assertThat(this.losses).singleElement().asString().startsWith(this.key + ": ");
+        // The holder's unlock must say the hold was lost, as the report did, though the key could still be deleted.
+        assertThat(held.release()).as("released as held").isFalse();
+        assertThat(this.losses).hasSize(1);
+        // What was left of it goes all the same.
         StoreEntry next = hold(peerStore(), this.key);
         assertThat(next.fence()).isGreaterThan(held.fence());
         assertThat(next.release()).isTrue();

@@ -5,6 +5,7 @@ import java.util.UUID;
 
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.store.AbstractLockStoreContractTests;
+import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.testsupport.ZooKeeperEnsemble;
@@ -84,6 +85,13 @@ class ZookeeperLockStoreContractIntegrationTests extends AbstractLockStoreContra
     protected boolean endHoldBehindTheStoresBack(StoreEntry entry) throws Exception {
         // As an operator's zkCli delete would.
         raw.delete().forPath(((ZookeeperEntry) entry).path());
+        return true;
+    }
+
+    @Override
+    protected boolean loseHoldAheadOfTheBackend(StoreEntry entry) {
+        // What the session does when its deadline passes before the backend expires it.
+        ((AbstractStoreEntry) entry).lose("its session's deadline passed (by the test)", true);
         return true;
     }
 }
