@@ -28,6 +28,8 @@ final class Contention {
 
     private long writes;
 
+    private CpuUse.Used cpu = CpuUse.Used.NONE;
+
     Contention(int processes) {
         this.perProcess = new long[processes];
     }
@@ -59,6 +61,16 @@ final class Contention {
         this.windowNanos += window;
         this.writes += revisionDelta;
         return records.size();
+    }
+
+    /** Adds the CPU that the store and the workers used during one window. */
+    void addCpu(CpuUse.Used used) {
+        this.cpu = this.cpu.plus(used);
+    }
+
+    /** @return e.g. "etcd 1.45 ms, workers 3.40 ms per acq.; machine 86% busy" */
+    String cpuPerAcquisition(String store) {
+        return this.cpu.perAcquisition(this.acquisitions, store);
     }
 
     Samples gaps() {
