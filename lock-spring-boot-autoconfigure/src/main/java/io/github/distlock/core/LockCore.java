@@ -326,10 +326,12 @@ public final class LockCore implements HoldLossListener {
             throw notHeld(key);
         }
         StoreEntry entry = hold.entry;
+        // Looked at while the hold is still the key's: a loss this look is the first to notice (a
+        // session's deadline) is then reported with the hold's own fence, local pass included.
+        String lostBefore = entry.lostReason();
         if (--hold.count > 0) {
-            String lost = entry.lostReason();
-            if (lost != null) {
-                throw new LockLostException(key, hold.fence, lost);
+            if (lostBefore != null) {
+                throw new LockLostException(key, hold.fence, lostBefore);
             }
             return;
         }

@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -22,6 +24,8 @@ import io.etcd.jetcd.watch.WatchResponse;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
+import io.github.distlock.core.Fences;
+import io.github.distlock.core.LockCore;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import io.github.distlock.testsupport.FaultInjectionTest;
 import io.github.distlock.testsupport.LostHolds;
@@ -34,6 +38,7 @@ import org.slf4j.LoggerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.awaitility.Awaitility.await;
 
@@ -281,6 +286,49 @@ class SessionEdgeCaseIntegrationTests {
         }
         await().atMost(LONG).until(() -> registry.getStatistics().getSessionsLost() == 1);
         assertThat(registry.getStatistics().getHoldsLost()).as("holds lost, after the session ended").isEqualTo(1);
+    }
+
+    @Test
+    void aLocallyPassedHoldLostWithItsSessionIsLoggedWithItsOwnFence() throws Exception {
+        Logger logger = (Logger) LoggerFactory.getLogger(LockCore.class);
+        ListAppender<ILoggingEvent> events = new ListAppender<>();
+        events.start();
+        logger.addAppender(events);
+        EtcdLockRegistry registry = registry(track(etcd.newClient()), Duration.ofSeconds(2), Duration.ofSeconds(2));
+        FencedLock lock = registry.obtain("passed-hold", false);
+        ExecutorService second = Executors.newSingleThreadExecutor();
+        CountDownLatch sessionThreadFree = new CountDownLatch(1);
+        ScheduledExecutorService outsider = Executors.newSingleThreadScheduledExecutor();
+        try (Client raw = etcd.newClient()) {
+            lock.lock();
+            Future<Long> passed = second.submit(() -> {
+                lock.lock();
+                return lock.getFence();
+            });
+            await().atMost(LONG).until(() -> registry.queuedWaiters("passed-hold") == 1);
+            lock.unlock();
+            long fence = passed.get(LONG.toSeconds(), TimeUnit.SECONDS);
+            assertThat(Fences.pass(fence)).as("passed within the process").isPositive();
+            long lease = registry.liveLeaseId();
+            outsider.scheduleWithFixedDelay(() -> raw.getLeaseClient().keepAliveOnce(lease), 0, 200,
+                    TimeUnit.MILLISECONDS);
+            registry.runOnSessionThread(() -> awaitQuietly(sessionThreadFree));
+            // Ended by the clock alone, and nothing has looked at the hold since: its unlock is the first to.
+            await().atMost(LONG).until(() -> !registry.isSessionAlive());
+            LockLostException lost = second.submit(() -> catchThrowableOfType(lock::unlock, LockLostException.class))
+                .get(LONG.toSeconds(), TimeUnit.SECONDS);
+            assertThat(lost).isNotNull();
+            assertThat(lost.getFence()).isEqualTo(fence);
+            assertThat(events.list).filteredOn(event -> event.getLevel() == Level.WARN)
+                .singleElement()
+                .satisfies(event -> assertThat(event.getFormattedMessage()).contains("(fence " + fence + ")"));
+        }
+        finally {
+            logger.detachAppender(events);
+            outsider.shutdownNow();
+            sessionThreadFree.countDown();
+            second.shutdownNow();
+        }
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
