@@ -339,11 +339,13 @@ final class ZookeeperLockStore implements LockStore {
 
     /**
      * Waits for a background operation within {@code wait}, and turns a ZooKeeper error into an
-     * exception; the codes in {@code accepted} are answers, not failures.
+     * exception; the codes in {@code accepted} are answers, not failures. A wait that ends early
+     * (timeout, interrupt) leaves {@code operation} to complete: what depends on it (the sweeper's
+     * bookkeeping, the deletion of a late create's node) must still run.
      */
     CuratorEvent await(CompletableFuture<CuratorEvent> operation, Wait wait, String what, KeeperException.Code... accepted)
             throws StoreUnavailableException, InterruptedException {
-        CuratorEvent event = StoreCalls.await(operation, wait, what + " on " + this.where);
+        CuratorEvent event = StoreCalls.await(operation.copy(), wait, what + " on " + this.where);
         KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
         if (code == KeeperException.Code.OK) {
             return event;
@@ -450,7 +452,7 @@ final class ZookeeperLockStore implements LockStore {
     /** Deletes an entry node and waits briefly for the confirmation, so the next waiter is not behind it. */
     void deleteBeforeReturning(String key, String path) {
         try {
-            StoreCalls.await(deleteGuaranteed(key, path), Wait.timeout(Math.min(this.requestTimeoutNanos,
+            StoreCalls.await(deleteGuaranteed(key, path).copy(), Wait.timeout(Math.min(this.requestTimeoutNanos,
                     GIVE_UP_CONFIRM_NANOS), false), "Removing the lock entry");
         }
         catch (StoreUnavailableException | InterruptedException ex) {

@@ -169,6 +169,48 @@ class ZookeeperLostAnswersIntegrationTests {
     }
 
     @Test
+    void anAcquisitionInterruptedDuringItsCreateLeavesNothingInTheWayOfTheNext() throws Exception {
+        String key = "interrupted-create-" + UUID.randomUUID();
+        // A long request timeout: a node left to the sweeper's stale-call expiry (two of them) would block the peer.
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
+            .ownerIdentity("interrupted").requestTimeout(Duration.ofSeconds(30)).description(zookeeper.toString())
+            .build()) {
+            FencedLock lock = own.obtain(key, true);
+            own.connect().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+            Thread acquirer = new Thread(() -> {
+                try {
+                    lock.lockInterruptibly();
+                    lock.unlock();
+                    outcome.complete(null);
+                }
+                catch (Throwable ex) {
+                    outcome.complete(ex);
+                }
+            }, "interrupted-create");
+            zookeeper.member(0).pause();
+            try {
+                acquirer.start();
+                await().atMost(WAIT).until(() -> own.isCreateInFlight(key));
+                acquirer.interrupt();
+                assertThat(outcome.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isInstanceOf(InterruptedException.class);
+            }
+            finally {
+                zookeeper.member(0).resume();
+            }
+            // The create lands once the server is back; what it created must go at once.
+            FencedLock peerLock = peer.obtain(key, true);
+            assertThat(peerLock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("the peer acquired").isTrue();
+            peerLock.unlock();
+            await().atMost(WAIT).until(() -> !own.isCreateInFlight(key));
+        }
+        finally {
+            ownClient.close();
+        }
+    }
+
+    @Test
     void aReleaseWhoseDeleteIsResentAfterAConnectionLossIsAReleaseNotALoss() throws Exception {
         String key = "resent-" + UUID.randomUUID();
         FencedLock lock = registry.obtain(key, true);
