@@ -11,10 +11,11 @@ import org.jspecify.annotations.Nullable;
  * strike at any point. Stores add how an entry is written, waits and is removed.
  *
  * <p>Invariants, kept under {@link #lock}: the state only moves forward (a give-up goes from
- * WAITING to ENDED); the lost reason is set once and never after ENDED; a loss is reported (to
- * {@link #holdLost}) only if it struck in HOLDING, so a lost hold is reported exactly once and an
- * entry lost before it held makes {@link #markHoldingLocked()} throw instead of letting {@code acquire}
- * return true. Every change signals {@link #changed}, which waiters wait on.
+ * WAITING to ENDED); the lost reason is set once, and after ENDED only by the release that ended
+ * the entry and found it already gone ({@link #lostAtRelease}); a loss is reported (to
+ * {@link #holdLost}) only if it struck in HOLDING or at that release, so a lost hold is reported
+ * exactly once and an entry lost before it held makes {@link #markHoldingLocked()} throw instead of
+ * letting {@code acquire} return true. Every change signals {@link #changed}, which waiters wait on.
  */
 public abstract class AbstractStoreEntry implements StoreEntry {
 
@@ -115,7 +116,7 @@ public abstract class AbstractStoreEntry implements StoreEntry {
      * @param reason why
      */
     protected final void lostAtRelease(String reason) {
-        this.lostReason = reason;
+        signal(() -> this.lostReason = reason);
         holdLost(reason);
     }
 
