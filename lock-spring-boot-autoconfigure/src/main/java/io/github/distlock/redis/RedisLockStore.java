@@ -532,16 +532,21 @@ final class RedisLockStore implements LockStore {
     @Override
     public CompletableFuture<Void> connect() {
         CompletableFuture<Void> connected = new CompletableFuture<>();
-        this.connector.execute(() -> {
-            try {
-                liveSession(Wait.timeout(this.requestTimeoutNanos, false));
-                connected.complete(null);
-            }
-            catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
-                connected.completeExceptionally(new IllegalStateException("Could not connect to " + this.where
-                        + ": " + ex.getMessage(), ex));
-            }
-        });
+        try {
+            this.connector.execute(() -> {
+                try {
+                    liveSession(Wait.timeout(this.requestTimeoutNanos, false));
+                    connected.complete(null);
+                }
+                catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
+                    connected.completeExceptionally(new IllegalStateException("Could not connect to " + this.where
+                            + ": " + ex.getMessage(), ex));
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            connected.completeExceptionally(new IllegalStateException("The lock registry is closed", ex));
+        }
         return connected;
     }
 

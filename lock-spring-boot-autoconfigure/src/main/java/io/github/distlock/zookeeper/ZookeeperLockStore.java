@@ -9,6 +9,7 @@ import java.util.List;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -85,6 +86,9 @@ final class ZookeeperLockStore implements LockStore {
 
     private final ScheduledExecutorService maintenance;
 
+    /** Runs {@link #connect()}'s waits, which can take a request timeout each. */
+    private final ExecutorService connector;
+
     private final ReentrantLock sessionStart = new ReentrantLock();
 
     private final ConnectionStateListener connectionStates = (client, state) -> stateChanged(state);
@@ -127,6 +131,7 @@ final class ZookeeperLockStore implements LockStore {
         this.losses = losses;
         this.maintenance = Executors
             .newSingleThreadScheduledExecutor(DaemonThreads.named("distlock-zookeeper-maintenance"));
+        this.connector = Executors.newCachedThreadPool(DaemonThreads.numbered("distlock-zookeeper-connect"));
         byte[] random = new byte[6];
         new SecureRandom().nextBytes(random);
         // Beyond every wait on a call: an acquisition's (one request timeout) and a release's.
@@ -549,16 +554,27 @@ final class ZookeeperLockStore implements LockStore {
 
     // ---- lifecycle -----------------------------------------------------------------------------
 
+    /** Waits for ZooKeeper on a connect thread: the maintenance thread's timers must not wait behind it. */
     @Override
     public CompletableFuture<Void> connect() {
-        return CompletableFuture.runAsync(() -> {
-            try {
-                liveSession(Wait.timeout(this.requestTimeoutNanos, false));
-            }
-            catch (StoreUnavailableException | InterruptedException ex) {
-                throw new IllegalStateException("Could not connect to " + this.where + ": " + ex.getMessage(), ex);
-            }
-        }, this.maintenance);
+        CompletableFuture<Void> connected = new CompletableFuture<>();
+        try {
+            this.connector.execute(() -> {
+                try {
+                    checkOpen();
+                    liveSession(Wait.timeout(this.requestTimeoutNanos, false));
+                    connected.complete(null);
+                }
+                catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
+                    connected.completeExceptionally(new IllegalStateException("Could not connect to " + this.where
+                            + ": " + ex.getMessage(), ex));
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            connected.completeExceptionally(new IllegalStateException("The lock registry is closed", ex));
+        }
+        return connected;
     }
 
     /**
@@ -595,6 +611,7 @@ final class ZookeeperLockStore implements LockStore {
             this.client.getCuratorListenable().removeListener(this.connectionEvents);
         }
         this.maintenance.shutdownNow();
+        this.connector.shutdownNow();
     }
 
     @Nullable ZookeeperSession session() {

@@ -89,6 +89,14 @@ class RedisLockRegistryIntegrationTests {
     }
 
     @Test
+    void connectAfterCloseFailsInsteadOfThrowing() {
+        RedisLockRegistry closed = registry("closed:", "closed");
+        closed.close();
+        // A health probe calls connect() at any time: the failure comes in the future, as any other.
+        assertThat(closed.connect()).failsWithin(LONG).withThrowableThat().withMessageContaining("closed");
+    }
+
+    @Test
     void nestedNamespacesNeverSeeOrQueueBehindEachOthersLocks() throws Exception {
         this.outer = registry("nest:", "outer");
         this.inner = registry("nest:orders:", "inner");

@@ -211,6 +211,42 @@ class ZookeeperLostAnswersIntegrationTests {
     }
 
     @Test
+    void connectWaitsForZookeeperOffTheMaintenanceThreadAndFailsOnceClosed() throws Exception {
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
+            .ownerIdentity("connecting").description(zookeeper.toString()).build();
+        try {
+            CompletableFuture<Void> connected;
+            zookeeper.member(0).pause();
+            try {
+                // No session yet: connecting waits for ZooKeeper's answer, on a thread of its own...
+                connected = own.connect();
+                await().atMost(WAIT).until(() -> threadsIn("liveSession").anyMatch(name -> name.startsWith(
+                        "distlock-zookeeper-connect")));
+                // ...not on the thread whose timers report lost holds and sweep orphans.
+                assertThat(threadsIn("liveSession")).noneMatch(name -> name.equals("distlock-zookeeper-maintenance"));
+            }
+            finally {
+                zookeeper.member(0).resume();
+            }
+            assertThat(connected).succeedsWithin(WAIT);
+        }
+        finally {
+            own.close();
+            ownClient.close();
+        }
+        assertThat(own.connect()).failsWithin(WAIT).withThrowableThat().withMessageContaining("closed");
+    }
+
+    /** @return the names of the threads with a frame of a ZooKeeper store method named {@code method} */
+    private static java.util.stream.Stream<String> threadsIn(String method) {
+        return Thread.getAllStackTraces().entrySet().stream()
+            .filter(thread -> Arrays.stream(thread.getValue()).anyMatch(frame -> frame.getClassName()
+                .equals(ZookeeperLockStore.class.getName()) && frame.getMethodName().equals(method)))
+            .map(thread -> thread.getKey().getName());
+    }
+
+    @Test
     void aReleaseWhoseDeleteIsResentAfterAConnectionLossIsAReleaseNotALoss() throws Exception {
         String key = "resent-" + UUID.randomUUID();
         FencedLock lock = registry.obtain(key, true);
