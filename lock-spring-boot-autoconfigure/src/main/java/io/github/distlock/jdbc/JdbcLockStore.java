@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 
 import javax.sql.DataSource;
@@ -359,24 +358,10 @@ final class JdbcLockStore implements LockStore {
 
     @Override
     public CompletableFuture<Void> connect() {
-        CompletableFuture<Void> connected = new CompletableFuture<>();
-        try {
-            this.calls.execute(() -> {
-                try {
-                    this.keeper.liveSession(Wait.timeout(this.calls.requestTimeoutNanos(), false));
-                    this.wakeups.ensureListening();
-                    connected.complete(null);
-                }
-                catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
-                    connected.completeExceptionally(new IllegalStateException("Could not connect to "
-                            + this.calls.where() + ": " + ex.getMessage(), ex));
-                }
-            });
-        }
-        catch (RejectedExecutionException ex) {
-            connected.completeExceptionally(new IllegalStateException("The lock registry is closed", ex));
-        }
-        return connected;
+        return StoreCalls.connect(this, this.calls::execute, this.calls.where(), () -> {
+            this.keeper.liveSession(Wait.timeout(this.calls.requestTimeoutNanos(), false));
+            this.wakeups.ensureListening();
+        });
     }
 
     /**

@@ -531,23 +531,8 @@ final class RedisLockStore implements LockStore {
 
     @Override
     public CompletableFuture<Void> connect() {
-        CompletableFuture<Void> connected = new CompletableFuture<>();
-        try {
-            this.connector.execute(() -> {
-                try {
-                    liveSession(Wait.timeout(this.requestTimeoutNanos, false));
-                    connected.complete(null);
-                }
-                catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
-                    connected.completeExceptionally(new IllegalStateException("Could not connect to " + this.where
-                            + ": " + ex.getMessage(), ex));
-                }
-            });
-        }
-        catch (RejectedExecutionException ex) {
-            connected.completeExceptionally(new IllegalStateException("The lock registry is closed", ex));
-        }
-        return connected;
+        return StoreCalls.connect(this, this.connector, this.where,
+                () -> liveSession(Wait.timeout(this.requestTimeoutNanos, false)));
     }
 
     /**

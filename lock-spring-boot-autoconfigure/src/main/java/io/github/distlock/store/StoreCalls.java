@@ -1,7 +1,10 @@
 package io.github.distlock.store;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -44,5 +47,49 @@ public final class StoreCalls {
             call.cancel(false);
             throw ex;
         }
+    }
+
+    /** What a store's {@link LockStore#connect()} does on its connect thread. */
+    @FunctionalInterface
+    public interface Connecting {
+
+        /**
+         * Starts the store's session (and what else it needs) within the store's request timeout.
+         * @throws StoreUnavailableException if the store did not answer in time or failed
+         * @throws InterruptedException if the connect thread was interrupted (the store is closing)
+         */
+        void connect() throws StoreUnavailableException, InterruptedException;
+    }
+
+    /**
+     * Runs {@code connecting} on {@code executor}, off the caller's thread and off the store's
+     * timer threads: a connect may wait a request timeout.
+     * @param store the store that connects
+     * @param executor its connect threads, which refuse work once it is closed
+     * @param where the store, for messages
+     * @param connecting what connecting does
+     * @return completes when connected; fails with the reason, also when the store is closed or has
+     * no thread free (never throws: health probes call it at any time)
+     */
+    public static CompletableFuture<Void> connect(LockStore store, Executor executor, String where,
+            Connecting connecting) {
+        CompletableFuture<Void> connected = new CompletableFuture<>();
+        try {
+            executor.execute(() -> {
+                try {
+                    connecting.connect();
+                    connected.complete(null);
+                }
+                catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
+                    connected.completeExceptionally(new IllegalStateException("Could not connect to " + where + ": "
+                            + ex.getMessage(), ex));
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            connected.completeExceptionally(new IllegalStateException(store.isClosed() ? "The lock registry is closed"
+                    : "Could not connect to " + where + ": no thread of the lock registry was free", ex));
+        }
+        return connected;
     }
 }

@@ -557,24 +557,10 @@ final class ZookeeperLockStore implements LockStore {
     /** Waits for ZooKeeper on a connect thread: the maintenance thread's timers must not wait behind it. */
     @Override
     public CompletableFuture<Void> connect() {
-        CompletableFuture<Void> connected = new CompletableFuture<>();
-        try {
-            this.connector.execute(() -> {
-                try {
-                    checkOpen();
-                    liveSession(Wait.timeout(this.requestTimeoutNanos, false));
-                    connected.complete(null);
-                }
-                catch (StoreUnavailableException | InterruptedException | RuntimeException ex) {
-                    connected.completeExceptionally(new IllegalStateException("Could not connect to " + this.where
-                            + ": " + ex.getMessage(), ex));
-                }
-            });
-        }
-        catch (RejectedExecutionException ex) {
-            connected.completeExceptionally(new IllegalStateException("The lock registry is closed", ex));
-        }
-        return connected;
+        return StoreCalls.connect(this, this.connector, this.where, () -> {
+            checkOpen();
+            liveSession(Wait.timeout(this.requestTimeoutNanos, false));
+        });
     }
 
     /**

@@ -66,6 +66,14 @@ class JdbcLockRegistryTests {
             .withMessageContaining("line breaks");
     }
 
+    @Test
+    void connectAfterCloseFailsInsteadOfThrowing() {
+        JdbcLockRegistry closed = JdbcLockRegistry.builder(database.pool("closed", 1)).build();
+        closed.close();
+        assertThat(closed.connect()).failsWithin(Duration.ofSeconds(30)).withThrowableThat()
+            .withMessageContaining("The lock registry is closed");
+    }
+
     /**
      * A lost session tells its entries one after another, after its warning: a hold read in
      * between must already read as lost (the state is set up here by ending the session alone).
