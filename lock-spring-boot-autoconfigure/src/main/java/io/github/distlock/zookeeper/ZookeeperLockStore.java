@@ -181,6 +181,8 @@ final class ZookeeperLockStore implements LockStore {
             throw new StoreUnavailableException("Starting a session on " + this.where + " took too long", null);
         }
         try {
+            // Closed while this waited: a session started now would outlive the close.
+            checkOpen();
             long id;
             long timeout;
             try {

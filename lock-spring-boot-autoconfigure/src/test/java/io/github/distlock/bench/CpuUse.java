@@ -73,7 +73,7 @@ final class CpuUse {
                     this.machineBusyTicks + other.machineBusyTicks, this.machineTotalTicks + other.machineTotalTicks);
         }
 
-        /** @return e.g. "store 1.45 ms, workers 3.40 ms per acquisition; machine 86% busy" */
+        /** @return e.g. "etcd 1.45 ms, workers 3.40 ms per acq.; machine 86% busy" (busy includes steal time) */
         String perAcquisition(long acquisitions, String store) {
             return ResultTable.number("%s %.2f ms, workers %.2f ms per acq.; machine %.0f%% busy", store,
                     this.storeNanos / 1e6 / acquisitions, this.workerNanos / 1e6 / acquisitions,

@@ -115,7 +115,7 @@ final class HandoffScenario {
                 fair.rate() >= 10 * lockService.rate());
         table.info("2", "fair: etcd writes per acquisition; shares",
                 ResultTable.number("%.2f", fair.writesPerAcquisition()), "per-process " + fair.shares(), "");
-        // Four workers and etcd share the machine: on few cores the rate is bound by their CPU, not etcd's writes.
+        // Four workers and etcd share the machine: on few cores their CPU bounds the rate too, not only etcd's writes.
         table.info("2", "fair: CPU of etcd and the 4 workers", fair.cpuPerAcquisition("etcd"),
                 "jetcd Lock: " + lockService.cpuPerAcquisition("etcd"), "");
         table.info("2", "jetcd Lock service, 4 processes (reference)",

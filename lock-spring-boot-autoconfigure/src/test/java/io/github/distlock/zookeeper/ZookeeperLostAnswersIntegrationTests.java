@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import io.github.distlock.FencedLock;
 import io.github.distlock.store.EntryValue;
@@ -213,8 +214,10 @@ class ZookeeperLostAnswersIntegrationTests {
     @Test
     void connectWaitsForZookeeperOffTheMaintenanceThreadAndFailsOnceClosed() throws Exception {
         CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        // A long request timeout: connecting must outlast the pause, however slow the machine.
         ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
-            .ownerIdentity("connecting").description(zookeeper.toString()).build();
+            .ownerIdentity("connecting").requestTimeout(Duration.ofSeconds(30)).description(zookeeper.toString())
+            .build();
         try {
             CompletableFuture<Void> connected;
             zookeeper.member(0).pause();
@@ -239,7 +242,7 @@ class ZookeeperLostAnswersIntegrationTests {
     }
 
     /** @return the names of the threads with a frame of a ZooKeeper store method named {@code method} */
-    private static java.util.stream.Stream<String> threadsIn(String method) {
+    private static Stream<String> threadsIn(String method) {
         return Thread.getAllStackTraces().entrySet().stream()
             .filter(thread -> Arrays.stream(thread.getValue()).anyMatch(frame -> frame.getClassName()
                 .equals(ZookeeperLockStore.class.getName()) && frame.getMethodName().equals(method)))
