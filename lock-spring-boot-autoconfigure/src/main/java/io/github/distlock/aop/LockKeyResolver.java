@@ -17,6 +17,26 @@ import org.springframework.expression.Expression;
  */
 final class LockKeyResolver {
 
+    /**
+     * Whether a class's {@code toString()} is its own (or a superclass's other than Object's): an
+     * array or a class that keeps Object's prints its identity hash, which is no key.
+     */
+    private static final ClassValue<Boolean> HAS_OWN_TEXT = new ClassValue<>() {
+
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            if (type.isArray()) {
+                return false;
+            }
+            try {
+                return type.getMethod("toString").getDeclaringClass() != Object.class;
+            }
+            catch (NoSuchMethodException ex) {
+                return true;
+            }
+        }
+    };
+
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
     private final @Nullable BeanFactoryResolver beanResolver;
@@ -32,8 +52,9 @@ final class LockKeyResolver {
      * @param targetClass the bean's class
      * @param args the call's arguments
      * @return the key, never empty
-     * @throws IllegalArgumentException if the expression throws, or yields {@code null} or an empty
-     * string
+     * @throws IllegalArgumentException if the expression throws, or yields {@code null}, an empty
+     * string, or a value whose text is its identity (an array, an object without its own
+     * {@code toString()})
      */
     String resolve(LockOperation operation, @Nullable Object target, Class<?> targetClass, @Nullable Object[] args) {
         Expression expression = operation.keyExpression();
@@ -54,6 +75,12 @@ final class LockKeyResolver {
             throw new IllegalArgumentException("Lock key '" + expression.getExpressionString() + "' of "
                     + operation.description() + " could not be evaluated: " + ex.getMessage(), ex);
         }
+        if (value != null && !HAS_OWN_TEXT.get(value.getClass())) {
+            throw new IllegalArgumentException("Lock key '" + expression.getExpressionString() + "' of "
+                    + operation.description() + " evaluated to " + describe(value.getClass())
+                    + ", whose text names the instance (Object.toString()): every call or every instance would "
+                    + "lock a key of its own; use a value or property of it, e.g. #root.args[0]");
+        }
         String key = (value != null) ? value.toString() : null;
         if (key == null || key.isEmpty()) {
             throw new IllegalArgumentException("Lock key '" + expression.getExpressionString() + "' of "
@@ -61,6 +88,12 @@ final class LockKeyResolver {
                     + parameterNameHint(method));
         }
         return key;
+    }
+
+    private static String describe(Class<?> type) {
+        String name = type.getSimpleName();
+        return (name.isEmpty() ? "an instance of " + type.getName()
+                : ("AEIOU".indexOf(name.charAt(0)) >= 0 ? "an " : "a ") + name);
     }
 
     private static String parameterNameHint(Method method) {

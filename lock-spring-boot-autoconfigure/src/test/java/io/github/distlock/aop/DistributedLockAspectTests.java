@@ -96,6 +96,23 @@ class DistributedLockAspectTests {
     }
 
     @Test
+    void keyWithoutAStableTextFailsTheCallBeforeAnyLockIsTaken() {
+        this.contextRunner.run((context) -> {
+            Orders orders = orders(context);
+            // Object.toString() names the instance: every call (or every JVM) would lock a key of its own.
+            assertThatIllegalArgumentException().isThrownBy(() -> orders.byArguments("a", "b"))
+                .withMessageContaining("Lock key '#root.args'")
+                .withMessageContaining(Orders.class.getName() + ".byArguments(String, String)")
+                .withMessageContaining("an Object[]");
+            assertThatIllegalArgumentException().isThrownBy(() -> orders.byTarget())
+                .withMessageContaining("Lock key '#root.target'")
+                .withMessageContaining("toString()");
+            assertThat(registry(context).journal()).isEmpty();
+            assertThat(orders.calls()).isEqualTo(0);
+        });
+    }
+
+    @Test
     void keyExpressionThatThrowsFailsTheCallWithThatCause() {
         this.contextRunner.run((context) -> {
             Orders orders = orders(context);
@@ -448,6 +465,16 @@ class DistributedLockAspectTests {
 
         public int calls() {
             return this.calls.get();
+        }
+
+        @DistributedLock(key = "#root.args")
+        public void byArguments(String first, String second) {
+            this.calls.incrementAndGet();
+        }
+
+        @DistributedLock(key = "#root.target")
+        public void byTarget() {
+            this.calls.incrementAndGet();
         }
 
         @DistributedLock(key = "#p0 + '/' + #a1")
