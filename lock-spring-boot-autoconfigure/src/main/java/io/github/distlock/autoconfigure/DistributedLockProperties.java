@@ -292,6 +292,9 @@ public class DistributedLockProperties {
     /** Connection to etcd and how locks are kept there. */
     public static class Etcd {
 
+        /** gRPC raises a client's keep-alive time to at least this, silently. */
+        private static final Duration MIN_GRPC_KEEP_ALIVE_TIME = Duration.ofSeconds(10);
+
         /**
          * URLs of the etcd members to connect to, all http:// or all https:// (https:// uses
          * TLS).
@@ -330,13 +333,13 @@ public class DistributedLockProperties {
         private Duration requestTimeout = Duration.ofSeconds(5);
 
         /**
-         * Interval of gRPC keep-alive pings on the connection to etcd. Together with the
-         * keep-alive timeout it bounds how long the client keeps talking to a frozen or
-         * partitioned member before it switches to another endpoint; keep their sum below the
-         * lease TTL. etcd rejects pings more frequent than its --grpc-keepalive-min-time (5s by
-         * default).
+         * Interval of gRPC keep-alive pings on the connection to etcd, at least 10s (gRPC raises
+         * anything shorter). Together with the keep-alive timeout it bounds how long the client
+         * keeps a connection to a frozen or partitioned member; calls and session keep-alives do
+         * not wait for it: they are sent again to another member after a twentieth of the
+         * request timeout.
          */
-        private Duration keepAliveTime = Duration.ofSeconds(5);
+        private Duration keepAliveTime = Duration.ofSeconds(10);
 
         /**
          * How long to wait for the answer to a gRPC keep-alive ping before the connection to an
@@ -408,7 +411,9 @@ public class DistributedLockProperties {
         }
 
         public void setKeepAliveTime(Duration keepAliveTime) {
-            PropertyChecks.positive("distributed-lock.etcd.keep-alive-time", keepAliveTime);
+            PropertyChecks.check("distributed-lock.etcd.keep-alive-time", keepAliveTime,
+                    (keepAliveTime == null || keepAliveTime.compareTo(MIN_GRPC_KEEP_ALIVE_TIME) < 0)
+                            ? "must be at least 10s (gRPC's least keep-alive time)" : null);
             this.keepAliveTime = keepAliveTime;
         }
 

@@ -79,7 +79,7 @@ class DistributedLockAutoConfigurationTests {
                     "distributed-lock.etcd.endpoints=http://10.0.0.1:2379,http://etcd-2",
                     "distributed-lock.etcd.namespace=/billing/", "distributed-lock.etcd.lease-ttl=3",
                     "distributed-lock.etcd.connect-timeout=750ms", "distributed-lock.etcd.request-timeout=2s",
-                    "distributed-lock.etcd.keep-alive-time=7s", "distributed-lock.etcd.keep-alive-timeout=4s",
+                    "distributed-lock.etcd.keep-alive-time=12s", "distributed-lock.etcd.keep-alive-timeout=4s",
                     "distributed-lock.etcd.username=billing", "distributed-lock.etcd.password=s3cret-value")
             .run((context) -> {
                 assertThat(context).hasNotFailed();
@@ -89,7 +89,7 @@ class DistributedLockAutoConfigurationTests {
                         "http://etcd-2");
                 assertThat(properties.getEtcd().getLeaseTtl()).isEqualTo(Duration.ofSeconds(3));
                 assertThat(properties.getEtcd().getConnectTimeout()).isEqualTo(Duration.ofMillis(750));
-                assertThat(properties.getEtcd().getKeepAliveTime()).isEqualTo(Duration.ofSeconds(7));
+                assertThat(properties.getEtcd().getKeepAliveTime()).isEqualTo(Duration.ofSeconds(12));
                 assertThat(properties.getEtcd().getKeepAliveTimeout()).isEqualTo(Duration.ofSeconds(4));
                 assertThat(properties.getEtcd().getUsername()).isEqualTo("billing");
                 assertThat(properties.getEtcd().getPassword()).isEqualTo("s3cret-value");
@@ -237,6 +237,9 @@ class DistributedLockAutoConfigurationTests {
                 "distributed-lock.wait-timeout must not be negative, but is '-1000ms'");
         assertStartUpFails("distributed-lock.etcd.request-timeout=0",
                 "distributed-lock.etcd.request-timeout must be positive");
+        // gRPC would raise it to 10s without a word.
+        assertStartUpFails("distributed-lock.etcd.keep-alive-time=5s",
+                "distributed-lock.etcd.keep-alive-time must be at least 10s (gRPC's least keep-alive time), but is '5000ms'");
         this.contextRunner.withPropertyValues("distributed-lock.wait-timeout=soon")
             .run((context) -> assertThat(context).getFailure()
                 .hasStackTraceContaining("distributed-lock.wait-timeout")

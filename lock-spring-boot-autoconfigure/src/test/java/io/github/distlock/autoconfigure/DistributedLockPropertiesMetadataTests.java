@@ -66,7 +66,7 @@ class DistributedLockPropertiesMetadataTests {
         assertThat(defaultOf(properties, "distributed-lock.etcd.lease-ttl")).isEqualTo("10s");
         assertThat(defaultOf(properties, "distributed-lock.etcd.connect-timeout")).isEqualTo("5s");
         assertThat(defaultOf(properties, "distributed-lock.etcd.request-timeout")).isEqualTo("5s");
-        assertThat(defaultOf(properties, "distributed-lock.etcd.keep-alive-time")).isEqualTo("5s");
+        assertThat(defaultOf(properties, "distributed-lock.etcd.keep-alive-time")).isEqualTo("10s");
         assertThat(defaultOf(properties, "distributed-lock.etcd.keep-alive-timeout")).isEqualTo("3s");
         assertThat(defaultOf(properties, "distributed-lock.redis.namespace")).isEqualTo("distributed-lock:");
         assertThat(defaultOf(properties, "distributed-lock.redis.lease-ttl")).isEqualTo("10s");

@@ -192,7 +192,7 @@ class KeepAliveInterruptionIntegrationTests {
         // gRPC keep-alives as the auto-configuration sets them by default.
         return track(Client.builder()
             .endpoints(this.proxy.endpoint())
-            .keepaliveTime(Duration.ofSeconds(5))
+            .keepaliveTime(Duration.ofSeconds(10))
             .keepaliveTimeout(Duration.ofSeconds(3))
             .keepaliveWithoutCalls(true)
             .build());
