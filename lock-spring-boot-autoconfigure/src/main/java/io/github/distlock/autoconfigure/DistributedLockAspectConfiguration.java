@@ -1,6 +1,7 @@
 package io.github.distlock.autoconfigure;
 
 import io.github.distlock.LockRegistry;
+import io.github.distlock.aop.ClassProxyCheck;
 import io.github.distlock.aop.DistributedLockAdvisor;
 import io.github.distlock.aop.DistributedLockAspect;
 import io.github.distlock.aop.DistributedLockInterceptor;
@@ -78,6 +79,12 @@ class DistributedLockAspectConfiguration {
                     distributedLockInterceptor);
             advisor.setOrder(properties(environment).getAspectOrder());
             return advisor;
+        }
+
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        static ClassProxyCheck distributedLockClassProxyCheck(ObjectProvider<LockOperationSource> operations) {
+            return new ClassProxyCheck(operations::getObject);
         }
     }
 

@@ -58,6 +58,20 @@ class DistributedLockProxyTests {
             .isFalse());
     }
 
+    @Test
+    void aFinalMethodFailsStartUpWhenAClassProxyWouldSkipIt() {
+        this.contextRunner.withBean(FinalMethod.class).run((context) -> assertThat(context).getFailure()
+            .hasStackTraceContaining("Invalid @DistributedLock on " + FinalMethod.class.getName() + ".run(String)")
+            .hasStackTraceContaining("the method is final"));
+    }
+
+    @Test
+    void aFinalMethodBehindAnInterfaceProxyIsLocked() {
+        this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false")
+            .withBean(FinalImplementation.class)
+            .run((context) -> assertThat(context.getBean(FinalApi.class).run("z")).isEqualTo("final:z"));
+    }
+
     private static void assertLocked(AssertableApplicationContext context) {
         assertThat(context.getBean(Greeter.class).greet("ada")).isEqualTo("greet:ada");
         assertThat(context.getBean(ImplementationAnnotatedApi.class).run("x")).isEqualTo("impl:x");
@@ -130,6 +144,30 @@ class DistributedLockProxyTests {
 
         public String run() {
             return "free";
+        }
+    }
+
+    /** A class proxy cannot override a final method: the call would reach the target unlocked. */
+    static class FinalMethod {
+
+        @DistributedLock(key = "'final:' + #id")
+        public final String run(String id) {
+            return LockContext.current().getKey();
+        }
+    }
+
+    interface FinalApi {
+
+        String run(String id);
+    }
+
+    /** Through an interface proxy, a final implementation method is intercepted all the same. */
+    static class FinalImplementation implements FinalApi {
+
+        @Override
+        @DistributedLock(key = "'final:' + #id")
+        public final String run(String id) {
+            return LockContext.current().getKey();
         }
     }
 }
