@@ -16,6 +16,7 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
@@ -78,7 +79,7 @@ class ZookeeperStoreConfiguration {
 
         @Bean(destroyMethod = "close")
         ZookeeperLockRegistry distributedLockRegistry(CuratorFramework curator, DistributedLockProperties properties,
-                Environment environment) {
+                Environment environment, BeanFactory beanFactory) {
             if (curator.getState() == CuratorFrameworkState.LATENT) {
                 curator.start();
             }
@@ -88,13 +89,17 @@ class ZookeeperStoreConfiguration {
             }
             Zookeeper zookeeper = properties.getZookeeper();
             String description = describe(curator);
-            ZookeeperLockRegistry registry = ZookeeperLockRegistry.builder(curator)
+            ZookeeperLockRegistry.Builder builder = ZookeeperLockRegistry.builder(curator)
                 .namespace(zookeeper.getNamespace())
                 .requestTimeout(zookeeper.getRequestTimeout())
                 .ownerIdentity(OwnerIdentity.resolve(properties, environment))
                 .localHandoff(properties.getLocalHandoff().toLocalHandoff())
-                .description(description)
-                .build();
+                .description(description);
+            if (beanFactory.containsBean("distributedLockCuratorFramework")) {
+                // The client was built from distributed-lock.zookeeper.session-timeout: warn if ZooKeeper grants another.
+                builder.requestedSessionTimeout(zookeeper.getSessionTimeout());
+            }
+            ZookeeperLockRegistry registry = builder.build();
             BackgroundConnect.connect(registry, description, logger);
             return registry;
         }

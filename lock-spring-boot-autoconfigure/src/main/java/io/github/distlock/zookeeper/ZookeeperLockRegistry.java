@@ -40,6 +40,9 @@ public final class ZookeeperLockRegistry extends CoreLockRegistry implements Aut
         super(builder.ownerIdentity, builder.localHandoff, (statistics, losses) -> new ZookeeperLockStore(builder.client,
                 new ZookeeperKeyspace(builder.namespace), builder.requestTimeout, builder.ownerIdentity,
                 builder.description, statistics, losses));
+        if (builder.requestedSessionTimeout != null) {
+            zookeeper().expectSessionTimeout(builder.requestedSessionTimeout);
+        }
     }
 
     /**
@@ -115,6 +118,8 @@ public final class ZookeeperLockRegistry extends CoreLockRegistry implements Aut
 
         private LocalHandoff localHandoff = LocalHandoff.DEFAULT;
 
+        private @Nullable Duration requestedSessionTimeout;
+
         private Builder(CuratorFramework client) {
             this.client = Objects.requireNonNull(client, "Curator client must not be null");
         }
@@ -173,6 +178,19 @@ public final class ZookeeperLockRegistry extends CoreLockRegistry implements Aut
          */
         public Builder localHandoff(LocalHandoff localHandoff) {
             this.localHandoff = Objects.requireNonNull(localHandoff, "localHandoff must not be null");
+            return this;
+        }
+
+        /**
+         * Tells the registry the session timeout the Curator client asked for. ZooKeeper grants
+         * one within its own bounds (by default 2 to 20 of its ticks), and the granted one is what
+         * frees a crashed holder's locks: the registry logs a WARN once if it differs.
+         * @param requestedSessionTimeout the client's requested session timeout
+         * @return this builder
+         */
+        public Builder requestedSessionTimeout(Duration requestedSessionTimeout) {
+            this.requestedSessionTimeout = Objects.requireNonNull(requestedSessionTimeout,
+                    "requestedSessionTimeout must not be null");
             return this;
         }
 

@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -120,6 +121,11 @@ final class ZookeeperLockStore implements LockStore {
 
     private volatile boolean closed;
 
+    /** The session timeout the client asked for, if known; see {@link #expectSessionTimeout}. */
+    private volatile @Nullable Duration requestedSessionTimeout;
+
+    private final AtomicBoolean grantedTimeoutReported = new AtomicBoolean();
+
     ZookeeperLockStore(CuratorFramework client, ZookeeperKeyspace keyspace, Duration requestTimeout,
             String ownerIdentity, String where, LockStatistics.Recorder statistics, HoldLossListener losses) {
         this.client = client;
@@ -199,6 +205,7 @@ final class ZookeeperLockStore implements LockStore {
             if (current != null) {
                 loseSession(current, "ZooKeeper session " + current.describe() + " ended");
             }
+            reportGrantedTimeout(timeout);
             ZookeeperSession started = new ZookeeperSession(id, timeout);
             // A first answer proves contact: the session's timeout counts from when this read was sent.
             long sentAt = System.nanoTime();
@@ -555,6 +562,21 @@ final class ZookeeperLockStore implements LockStore {
     }
 
     // ---- lifecycle -----------------------------------------------------------------------------
+
+    /** The session timeout the client asked for: a different grant is then reported once. */
+    void expectSessionTimeout(Duration requested) {
+        this.requestedSessionTimeout = requested;
+    }
+
+    private void reportGrantedTimeout(long grantedMillis) {
+        Duration requested = this.requestedSessionTimeout;
+        if (requested != null && requested.toMillis() != grantedMillis && this.grantedTimeoutReported.compareAndSet(false,
+                true)) {
+            logger.warn("{} granted a session timeout of {} ms instead of the {} ms asked for (ZooKeeper keeps it "
+                    + "within 2 and 20 of its ticks by default): a crashed holder's locks are freed after {} ms",
+                    this.where, grantedMillis, requested.toMillis(), grantedMillis);
+        }
+    }
 
     /** Waits for ZooKeeper on a connect thread: the maintenance thread's timers must not wait behind it. */
     @Override

@@ -167,6 +167,21 @@ class ZookeeperStoreIntegrationTests {
     }
 
     @Test
+    void aSessionTimeoutZookeeperDoesNotGrantIsReportedOnce(CapturedOutput output) {
+        // The test ensemble ticks every 500 ms: it grants at most 20 ticks, 10 s.
+        onZookeeper().withPropertyValues("distributed-lock.zookeeper.session-timeout=30s").run((context) -> {
+            ZookeeperLockRegistry registry = context.getBean(ZookeeperLockRegistry.class);
+            for (int i = 0; i < 2; i++) {
+                FencedLock lock = registry.obtain("granted-" + i);
+                assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+                lock.unlock();
+            }
+            assertThat(registry.getSessionTimeout()).isEqualTo(Duration.ofSeconds(10));
+            assertThat(output).containsOnlyOnce("granted a session timeout of 10000 ms instead of the 30000 ms asked for");
+        });
+    }
+
+    @Test
     void theApplicationsCuratorClientIsUsedAsIs() {
         // The connect string points nowhere: only the application's client reaches ZooKeeper.
         this.contextRunner.withPropertyValues("distributed-lock.zookeeper.connect-string=127.0.0.1:1")
