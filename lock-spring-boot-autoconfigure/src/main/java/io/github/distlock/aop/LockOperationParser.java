@@ -121,8 +121,12 @@ final class LockOperationParser {
     }
 
     private @Nullable Expression parseKey(String key, String description) {
-        if (!StringUtils.hasText(key)) {
+        if (key.isEmpty()) {
             return null;
+        }
+        if (!StringUtils.hasText(key)) {
+            throw invalid(description, "key '" + key + "' is blank: leave it empty for one lock per method, or give "
+                    + "an expression");
         }
         try {
             return this.expressionParser.parseExpression(key);

@@ -136,6 +136,14 @@ class LockOperationSourceTests {
     }
 
     @Test
+    void rejectsABlankKey() {
+        // Blank is neither an expression nor the empty "one lock per method": a typo, most likely.
+        assertThatIllegalStateException().isThrownBy(() -> this.source.hasOperations(BlankKey.class))
+            .withMessageContaining(BlankKey.class.getName() + ".run()")
+            .withMessageContaining("key ' ' is blank");
+    }
+
+    @Test
     void rejectsMethodsNoProxyCanIntercept() {
         assertThatIllegalStateException().isThrownBy(() -> this.source.hasOperations(PrivateMethod.class))
             .withMessageContaining(PrivateMethod.class.getName() + ".run()")
@@ -301,6 +309,13 @@ class LockOperationSourceTests {
 
         @DistributedLock(waitTimeout = "later")
         public void bad() {
+        }
+    }
+
+    static class BlankKey {
+
+        @DistributedLock(key = " ")
+        public void run() {
         }
     }
 
