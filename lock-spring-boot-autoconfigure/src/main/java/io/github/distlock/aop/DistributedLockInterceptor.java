@@ -107,7 +107,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
     private WaitOutcome acquire(FencedLock lock, LockOperation operation, @Nullable Object target, long start) {
         WaitOutcome outcome = WaitOutcome.ERROR;
         try {
-            boolean acquired = lock.tryLock(operation.waitTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            boolean acquired = lock.tryLock(operation.waitNanos(), TimeUnit.NANOSECONDS);
             outcome = acquired ? WaitOutcome.ACQUIRED : WaitOutcome.TIMEOUT;
             return outcome;
         }

@@ -34,6 +34,20 @@ record LockOperation(Method method, String description, @Nullable Expression key
     }
 
     /**
+     * Returns the wait in nanoseconds, as {@code tryLock} takes it: a wait longer than a long
+     * holds (about 292 years, say {@code 200000d} for "as long as it takes") is the longest one.
+     * @return the wait, at most {@link Long#MAX_VALUE} nanoseconds
+     */
+    long waitNanos() {
+        try {
+            return this.waitTimeout.toNanos();
+        }
+        catch (ArithmeticException ex) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /**
      * Returns what a skipped call returns.
      * @return {@code Optional.empty()} for methods returning {@code Optional}, else {@code null}
      */

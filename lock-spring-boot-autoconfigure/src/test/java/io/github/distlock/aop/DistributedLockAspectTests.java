@@ -113,6 +113,13 @@ class DistributedLockAspectTests {
     }
 
     @Test
+    void aWaitLongerThanNanosecondsCanCountIsTheLongestWait() {
+        // 200000 days do not fit a long of nanoseconds; Duration.toNanos() would throw on every call.
+        this.contextRunner.run((context) -> assertThat(orders(context).waitsAsLongAsItTakes("long-wait"))
+            .isEqualTo("long-wait"));
+    }
+
+    @Test
     void keyExpressionThatThrowsFailsTheCallWithThatCause() {
         this.contextRunner.run((context) -> {
             Orders orders = orders(context);
@@ -475,6 +482,11 @@ class DistributedLockAspectTests {
         @DistributedLock(key = "#root.target")
         public void byTarget() {
             this.calls.incrementAndGet();
+        }
+
+        @DistributedLock(key = "#key", waitTimeout = "200000d")
+        public String waitsAsLongAsItTakes(String key) {
+            return LockContext.current().getKey();
         }
 
         @DistributedLock(key = "#p0 + '/' + #a1")
