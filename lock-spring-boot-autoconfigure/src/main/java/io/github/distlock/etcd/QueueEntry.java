@@ -531,10 +531,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
      */
     @Override
     public boolean release() throws StoreUnavailableException {
-        boolean live = this.monitor.released();
-        this.store.dispatcher().unsubscribe(this.root, this);
-        this.store.forget(this);
-        if (!live) {
+        if (!endHold()) {
             // Reported lost already (its session's deadline passed, say): the unlock must say so too.
             this.store.cleanup().deleteUntilGone(this);
             return false;
@@ -588,10 +585,19 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     /** Drops a lost hold: stops listening and deletes the key in the background in case it is still there. */
     @Override
     public void discard() {
-        this.monitor.released();
+        endHold();
+        this.store.cleanup().deleteUntilGone(this);
+    }
+
+    /**
+     * Our own release or discard starts: stops listening and leaves the session's entries.
+     * @return whether no loss was recorded before (see {@link EntryMonitor#released()})
+     */
+    private boolean endHold() {
+        boolean live = this.monitor.released();
         this.store.dispatcher().unsubscribe(this.root, this);
         this.store.forget(this);
-        this.store.cleanup().deleteUntilGone(this);
+        return live;
     }
 
     /** Removes a waiting entry without blocking the caller; failures are retried in the background. */
