@@ -267,22 +267,10 @@ class SessionEdgeCaseIntegrationTests {
         EtcdLockRegistry registry = registry(track(etcd.newClient()), Duration.ofSeconds(2), Duration.ofSeconds(2));
         FencedLock lock = registry.obtain("session-deadline", true);
         lock.lock();
-        long lease = registry.liveLeaseId();
-        CountDownLatch sessionThreadFree = new CountDownLatch(1);
-        ScheduledExecutorService outsider = Executors.newSingleThreadScheduledExecutor();
-        try (Client raw = etcd.newClient()) {
-            // etcd keeps the lease (and the entry) alive, so only the registry's own clock can end the hold...
-            outsider.scheduleWithFixedDelay(() -> raw.getLeaseClient().keepAliveOnce(lease), 0, 200,
-                    TimeUnit.MILLISECONDS);
-            // ...and its session thread, which would end the session at that deadline and tell the entry, is busy.
-            registry.runOnSessionThread(() -> awaitQuietly(sessionThreadFree));
+        try (AutoCloseable clockOnly = sessionEndedByItsClockAlone(registry)) {
             await().atMost(LONG).pollInSameThread().pollInterval(Duration.ofMillis(20))
                 .until(() -> !lock.isLockedByCurrentThread());
             LostHolds.assertReadsAsLostAndIsCountedOnce(lock, registry);
-        }
-        finally {
-            outsider.shutdownNow();
-            sessionThreadFree.countDown();
         }
         await().atMost(LONG).until(() -> registry.getStatistics().getSessionsLost() == 1);
         assertThat(registry.getStatistics().getHoldsLost()).as("holds lost, after the session ended").isEqualTo(1);
@@ -297,9 +285,7 @@ class SessionEdgeCaseIntegrationTests {
         EtcdLockRegistry registry = registry(track(etcd.newClient()), Duration.ofSeconds(2), Duration.ofSeconds(2));
         FencedLock lock = registry.obtain("passed-hold", false);
         ExecutorService second = Executors.newSingleThreadExecutor();
-        CountDownLatch sessionThreadFree = new CountDownLatch(1);
-        ScheduledExecutorService outsider = Executors.newSingleThreadScheduledExecutor();
-        try (Client raw = etcd.newClient()) {
+        try {
             lock.lock();
             Future<Long> passed = second.submit(() -> {
                 lock.lock();
@@ -309,26 +295,42 @@ class SessionEdgeCaseIntegrationTests {
             lock.unlock();
             long fence = passed.get(LONG.toSeconds(), TimeUnit.SECONDS);
             assertThat(Fences.pass(fence)).as("passed within the process").isPositive();
-            long lease = registry.liveLeaseId();
-            outsider.scheduleWithFixedDelay(() -> raw.getLeaseClient().keepAliveOnce(lease), 0, 200,
-                    TimeUnit.MILLISECONDS);
-            registry.runOnSessionThread(() -> awaitQuietly(sessionThreadFree));
-            // Ended by the clock alone, and nothing has looked at the hold since: its unlock is the first to.
-            await().atMost(LONG).until(() -> !registry.isSessionAlive());
-            LockLostException lost = second.submit(() -> catchThrowableOfType(lock::unlock, LockLostException.class))
-                .get(LONG.toSeconds(), TimeUnit.SECONDS);
-            assertThat(lost).isNotNull();
-            assertThat(lost.getFence()).isEqualTo(fence);
-            assertThat(events.list).filteredOn(event -> event.getLevel() == Level.WARN)
-                .singleElement()
-                .satisfies(event -> assertThat(event.getFormattedMessage()).contains("(fence " + fence + ")"));
+            try (AutoCloseable clockOnly = sessionEndedByItsClockAlone(registry)) {
+                // Ended by the clock alone, and nothing has looked at the hold since: its unlock is the first to.
+                await().atMost(LONG).until(() -> !registry.isSessionAlive());
+                LockLostException lost = second
+                    .submit(() -> catchThrowableOfType(lock::unlock, LockLostException.class))
+                    .get(LONG.toSeconds(), TimeUnit.SECONDS);
+                assertThat(lost).isNotNull();
+                assertThat(lost.getFence()).isEqualTo(fence);
+                assertThat(events.list).filteredOn(event -> event.getLevel() == Level.WARN)
+                    .singleElement()
+                    .satisfies(event -> assertThat(event.getFormattedMessage()).contains("(fence " + fence + ")"));
+            }
         }
         finally {
             logger.detachAppender(events);
-            outsider.shutdownNow();
-            sessionThreadFree.countDown();
             second.shutdownNow();
         }
+    }
+
+    /**
+     * Leaves the end of {@code registry}'s session to its own clock: another client keeps the lease
+     * (and its entries) alive in etcd, and the registry's session thread, which would end the
+     * session at its deadline and tell its entries, is kept busy until the result is closed.
+     */
+    private AutoCloseable sessionEndedByItsClockAlone(EtcdLockRegistry registry) {
+        long lease = registry.liveLeaseId();
+        Client raw = etcd.newClient();
+        ScheduledExecutorService outsider = Executors.newSingleThreadScheduledExecutor();
+        outsider.scheduleWithFixedDelay(() -> raw.getLeaseClient().keepAliveOnce(lease), 0, 200, TimeUnit.MILLISECONDS);
+        CountDownLatch sessionThreadFree = new CountDownLatch(1);
+        registry.runOnSessionThread(() -> awaitQuietly(sessionThreadFree));
+        return () -> {
+            outsider.shutdownNow();
+            sessionThreadFree.countDown();
+            raw.close();
+        };
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
