@@ -51,11 +51,17 @@ final class PropertiesEtcdConnectionDetails implements EtcdConnectionDetails {
      * The PEM files of {@code distributed-lock.etcd.tls} as a bundle, or {@code null} when none is
      * set.
      * @throws IllegalStateException naming the property, if files are set for {@code http}
-     * endpoints, only one of certificate and key is set, or a file is missing or not PEM
+     * endpoints, only one of certificate and key is set, a key password without a key file, or a
+     * file is missing or not PEM
      */
     @Override
     public @Nullable SslBundle getSslBundle() {
         Tls tls = this.etcd.getTls();
+        if (tls.getKeyPassword() != null && tls.getKeyFile() == null) {
+            // Otherwise silently unused: the connection would be attempted without the client key it was meant for.
+            throw new IllegalStateException(TLS + "key-password is set but " + TLS
+                    + "key-file is not: the password is for an encrypted key file");
+        }
         boolean filesSet = tls.getCaFile() != null || tls.getCertFile() != null || tls.getKeyFile() != null;
         if (!filesSet) {
             return null;

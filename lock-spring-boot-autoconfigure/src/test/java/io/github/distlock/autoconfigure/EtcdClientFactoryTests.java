@@ -64,6 +64,25 @@ class EtcdClientFactoryTests {
     }
 
     @Test
+    void keyPasswordNeedsTheKeyFile() {
+        Etcd etcd = secure();
+        etcd.getTls().setCaFile(TLS.resolve("ca.pem"));
+        etcd.getTls().setKeyPassword("key-secret");
+        assertThatIllegalStateException().isThrownBy(() -> EtcdClientFactory.create(etcd))
+            .withMessage("distributed-lock.etcd.tls.key-password is set but distributed-lock.etcd.tls.key-file is not: "
+                    + "the password is for an encrypted key file")
+            .withMessageNotContaining("key-secret");
+    }
+
+    @Test
+    void keyPasswordAloneIsNotIgnored() {
+        Etcd etcd = secure();
+        etcd.getTls().setKeyPassword("key-secret");
+        assertThatIllegalStateException().isThrownBy(() -> EtcdClientFactory.create(etcd))
+            .withMessageStartingWith("distributed-lock.etcd.tls.key-password is set but distributed-lock.etcd.tls.key-file is not");
+    }
+
+    @Test
     void missingFileIsNamed() {
         Etcd etcd = secure();
         etcd.getTls().setCaFile(TLS.resolve("absent.pem"));
