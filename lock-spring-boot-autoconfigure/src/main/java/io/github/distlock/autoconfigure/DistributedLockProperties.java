@@ -402,7 +402,7 @@ public class DistributedLockProperties {
         }
 
         public void setConnectTimeout(Duration connectTimeout) {
-            PropertyChecks.positive("distributed-lock.etcd.connect-timeout", connectTimeout);
+            PropertyChecks.timeout("distributed-lock.etcd.connect-timeout", connectTimeout);
             this.connectTimeout = connectTimeout;
         }
 
@@ -439,7 +439,7 @@ public class DistributedLockProperties {
         }
 
         public void setRequestTimeout(Duration requestTimeout) {
-            PropertyChecks.positive("distributed-lock.etcd.request-timeout", requestTimeout);
+            PropertyChecks.timeout("distributed-lock.etcd.request-timeout", requestTimeout);
             this.requestTimeout = requestTimeout;
         }
 
@@ -535,7 +535,7 @@ public class DistributedLockProperties {
         }
 
         public void setRequestTimeout(Duration requestTimeout) {
-            PropertyChecks.positive("distributed-lock.redis.request-timeout", requestTimeout);
+            PropertyChecks.timeout("distributed-lock.redis.request-timeout", requestTimeout);
             this.requestTimeout = requestTimeout;
         }
 
@@ -674,7 +674,7 @@ public class DistributedLockProperties {
         }
 
         public void setRequestTimeout(Duration requestTimeout) {
-            PropertyChecks.positive(PREFIX + "request-timeout", requestTimeout);
+            PropertyChecks.timeout(PREFIX + "request-timeout", requestTimeout);
             this.requestTimeout = requestTimeout;
         }
 
@@ -812,7 +812,7 @@ public class DistributedLockProperties {
         }
 
         public void setRequestTimeout(Duration requestTimeout) {
-            PropertyChecks.positive(PREFIX + "request-timeout", requestTimeout);
+            PropertyChecks.timeout(PREFIX + "request-timeout", requestTimeout);
             this.requestTimeout = requestTimeout;
         }
 

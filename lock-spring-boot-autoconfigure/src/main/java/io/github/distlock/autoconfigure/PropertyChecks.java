@@ -1,7 +1,10 @@
 package io.github.distlock.autoconfigure;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
 
+import io.github.distlock.store.RegistrySettings;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
 
@@ -11,6 +14,9 @@ import org.springframework.boot.convert.DurationStyle;
  * together, when they are used ({@link IllegalStateException}).
  */
 final class PropertyChecks {
+
+    private static final List<ChronoUnit> PRINTED_UNITS = List.of(ChronoUnit.DAYS, ChronoUnit.HOURS, ChronoUnit.MINUTES,
+            ChronoUnit.SECONDS, ChronoUnit.MILLIS, ChronoUnit.MICROS);
 
     private PropertyChecks() {
     }
@@ -31,6 +37,16 @@ final class PropertyChecks {
         if (value == null || value.isNegative() || value.isZero()) {
             throw new IllegalArgumentException(property + " must be positive, but is '" + print(value) + "'");
         }
+    }
+
+    /**
+     * A timeout that clients hold as int milliseconds (gRPC's connect timeout, a JDBC network
+     * timeout): positive and at most {@link RegistrySettings#MAX_REQUEST_TIMEOUT} (24 days).
+     */
+    static void timeout(String property, Duration value) {
+        positive(property, value);
+        check(property, value,
+                (value.compareTo(RegistrySettings.MAX_REQUEST_TIMEOUT) > 0) ? "must be at most 24 days" : null);
     }
 
     /** Throws if {@code problem}, a rule's verdict on {@code value}, names one. */
@@ -59,7 +75,20 @@ final class PropertyChecks {
         return (secret != null) ? "******" : null;
     }
 
+    /** The value in the largest unit that holds it exactly ({@code 25d}, {@code -1s}, {@code 500ms}). */
     private static String print(@Nullable Duration value) {
-        return (value != null) ? DurationStyle.SIMPLE.print(value) : "null";
+        if (value == null) {
+            return "null";
+        }
+        if (value.isZero()) {
+            return "0ms";
+        }
+        for (ChronoUnit unit : PRINTED_UNITS) {
+            Duration one = unit.getDuration();
+            if (one.multipliedBy(value.dividedBy(one)).equals(value)) {
+                return DurationStyle.SIMPLE.print(value, unit);
+            }
+        }
+        return DurationStyle.SIMPLE.print(value, ChronoUnit.NANOS);
     }
 }

@@ -38,14 +38,24 @@ public final class RegistrySettings {
     }
 
     /**
+     * The longest request timeout: drivers hold their timeouts as int milliseconds (a JDBC
+     * connection's network timeout, which adds a second to it; Curator's), and anything longer
+     * overflowed there into a failure of every call.
+     */
+    public static final Duration MAX_REQUEST_TIMEOUT = Duration.ofDays(24);
+
+    /**
      * Checks a bound on each store call.
      * @param requestTimeout a candidate timeout
      * @return the timeout
-     * @throws IllegalArgumentException if it is null, zero or negative
+     * @throws IllegalArgumentException if it is null, zero, negative or longer than {@link #MAX_REQUEST_TIMEOUT}
      */
     public static Duration checkRequestTimeout(@Nullable Duration requestTimeout) {
         if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
             throw new IllegalArgumentException("Request timeout must be positive, but was " + requestTimeout);
+        }
+        if (requestTimeout.compareTo(MAX_REQUEST_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("Request timeout must be at most 24 days, but was " + requestTimeout);
         }
         return requestTimeout;
     }

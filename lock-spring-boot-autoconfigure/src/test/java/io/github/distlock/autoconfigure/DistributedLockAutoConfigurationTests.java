@@ -234,12 +234,19 @@ class DistributedLockAutoConfigurationTests {
         assertStartUpFails("distributed-lock.etcd.lease-ttl=500ms",
                 "distributed-lock.etcd.lease-ttl must be a whole number of seconds, at least 1s, but is '500ms'");
         assertStartUpFails("distributed-lock.wait-timeout=-1s",
-                "distributed-lock.wait-timeout must not be negative, but is '-1000ms'");
+                "distributed-lock.wait-timeout must not be negative, but is '-1s'");
         assertStartUpFails("distributed-lock.etcd.request-timeout=0",
                 "distributed-lock.etcd.request-timeout must be positive");
+        // Drivers and gRPC's connect timeout hold these as int milliseconds.
+        assertStartUpFails("distributed-lock.etcd.request-timeout=25d",
+                "distributed-lock.etcd.request-timeout must be at most 24 days, but is '25d'");
+        assertStartUpFails("distributed-lock.etcd.connect-timeout=30d",
+                "distributed-lock.etcd.connect-timeout must be at most 24 days, but is '30d'");
+        assertStartUpFails("distributed-lock.jdbc.request-timeout=25d",
+                "distributed-lock.jdbc.request-timeout must be at most 24 days, but is '25d'");
         // gRPC would raise it to 10s without a word.
         assertStartUpFails("distributed-lock.etcd.keep-alive-time=5s",
-                "distributed-lock.etcd.keep-alive-time must be at least 10s (gRPC's least keep-alive time), but is '5000ms'");
+                "distributed-lock.etcd.keep-alive-time must be at least 10s (gRPC's least keep-alive time), but is '5s'");
         this.contextRunner.withPropertyValues("distributed-lock.wait-timeout=soon")
             .run((context) -> assertThat(context).getFailure()
                 .hasStackTraceContaining("distributed-lock.wait-timeout")

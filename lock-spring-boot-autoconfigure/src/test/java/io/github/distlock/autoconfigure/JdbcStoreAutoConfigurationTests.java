@@ -185,7 +185,7 @@ class JdbcStoreAutoConfigurationTests {
         assertStartUpFails("distributed-lock.jdbc.poll-interval=0",
                 "distributed-lock.jdbc.poll-interval must be between 1ms and 1m, but is '0ms'");
         assertStartUpFails("distributed-lock.jdbc.poll-interval=2m",
-                "distributed-lock.jdbc.poll-interval must be between 1ms and 1m, but is '120000ms'");
+                "distributed-lock.jdbc.poll-interval must be between 1ms and 1m, but is '2m'");
         assertStartUpFails("distributed-lock.jdbc.request-timeout=0",
                 "distributed-lock.jdbc.request-timeout must be positive, but is '0ms'");
         this.contextRunner.withPropertyValues("distributed-lock.jdbc.initialize-schema=sometimes")

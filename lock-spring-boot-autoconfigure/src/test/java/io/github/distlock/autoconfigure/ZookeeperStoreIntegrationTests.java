@@ -235,9 +235,9 @@ class ZookeeperStoreIntegrationTests {
         assertStartUpFails("distributed-lock.zookeeper.session-timeout=1500100us",
                 "distributed-lock.zookeeper.session-timeout must be a whole number of milliseconds, but is '1500100us'");
         assertStartUpFails("distributed-lock.zookeeper.session-timeout=30d",
-                "distributed-lock.zookeeper.session-timeout must be at most 24 days, but is '2592000000ms'");
+                "distributed-lock.zookeeper.session-timeout must be at most 24 days, but is '30d'");
         assertStartUpFails("distributed-lock.zookeeper.connection-timeout=-1s",
-                "distributed-lock.zookeeper.connection-timeout must be positive, but is '-1000ms'");
+                "distributed-lock.zookeeper.connection-timeout must be positive, but is '-1s'");
         assertStartUpFails("distributed-lock.zookeeper.request-timeout=0",
                 "distributed-lock.zookeeper.request-timeout must be positive, but is '0ms'");
         assertStartUpFails("distributed-lock.zookeeper.connect-string=zk1:99999",

@@ -62,6 +62,9 @@ class JdbcLockRegistryTests {
             .withMessage("JDBC poll interval must be between 1ms and 1m, but was PT0S");
         assertThatIllegalArgumentException().isThrownBy(() -> builder.requestTimeout(Duration.ofSeconds(-1)))
             .withMessageContaining("Request timeout must be positive");
+        // The driver's network timeout is int milliseconds: a longer one made every call fail.
+        assertThatIllegalArgumentException().isThrownBy(() -> builder.requestTimeout(Duration.ofDays(25)))
+            .withMessage("Request timeout must be at most 24 days, but was PT600H");
         assertThatIllegalArgumentException().isThrownBy(() -> builder.ownerIdentity("a\nb"))
             .withMessageContaining("line breaks");
     }
