@@ -168,11 +168,12 @@ final class JdbcLockStore implements LockStore {
         return answer.head();
     }
 
-    private record Enqueued(long fence, Head head) {
+    /** Package-private, as are the two calls that use it, for the benchmark's run of these statements by hand. */
+    record Enqueued(long fence, Head head) {
     }
 
     /** The write of an entry in one round trip, retried on deadlocks as {@link JdbcCalls#inTransaction} does. */
-    private Enqueued enqueueAtOnce(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
+    Enqueued enqueueAtOnce(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
         String sql = this.queuedBehindSignals ? tables.enqueueAtOnceTellingOlder : tables.enqueueAtOnce;
         if (sql == null) {
             throw new IllegalStateException("No single-round-trip write for " + tables.dialect());
@@ -285,7 +286,7 @@ final class JdbcLockStore implements LockStore {
         return released > 0;
     }
 
-    private int deleteEntry(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
+    int deleteEntry(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
         String notifying = tables.deleteEntryAndNotify;
         if (notifying == null) {
             try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteEntry)) {
@@ -302,6 +303,10 @@ final class JdbcLockStore implements LockStore {
             delete.setLong(5, entry.fence());
             return JdbcCalls.countOfSecondStatement(delete, "release");
         }
+    }
+
+    JdbcCalls calls() {
+        return this.calls;
     }
 
     void track(JdbcEntry entry) {

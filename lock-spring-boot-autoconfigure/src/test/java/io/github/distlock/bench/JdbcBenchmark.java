@@ -22,6 +22,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distlock.jdbc.JdbcLockRegistry;
+import io.github.distlock.jdbc.JdbcStatementsByHand;
 import io.github.distlock.testsupport.DatabaseServer;
 import io.github.distlock.testsupport.JvmProcess;
 import io.github.distlock.testsupport.MariaDbServer;
@@ -37,13 +38,15 @@ import io.github.distlock.testsupport.PostgresServer;
  * floor (insert a row under a unique key, delete it, each in autocommit on a connection borrowed
  * from the same pool: the textbook database lock) and Spring Integration's
  * {@code JdbcLockRegistry} ({@code DefaultLockRepository}, its defaults), taking turns in rounds so
- * drift hits all alike;</li>
+ * drift hits all alike; beside them the registry's own statements run by hand on the calling thread
+ * (see {@link JdbcStatementsByHand}), which tells what the statements cost from what the registry
+ * adds;</li>
  * <li>J2, four processes looping on one key with an empty critical section: fair and unfair against
  * Spring Integration's {@code JdbcLockRegistry}, runs alternating; a handoff is an acquisition by
  * another process than the one before;</li>
  * <li>J1 accounting, after the timed scenarios (the server restarted with {@code pg_stat_statements}
  * loaded, so that its overhead is in no timed number): per acquire and release of the floor, the
- * registry and Spring Integration's registry, round trips (counted on the client's sockets),
+ * registry, its statements by hand and Spring Integration's registry, round trips (counted on the client's sockets),
  * statements, writing commits, WAL fsyncs and bytes, where the time goes (executing statements,
  * WAL fsync, the rest: network, driver, pool, threads), and CPU time and context switches of the
  * client JVM and of the server's processes;</li>
@@ -124,17 +127,32 @@ final class JdbcBenchmark {
         Samples unfair = new Samples();
         Samples fair = new Samples();
         Samples springIntegration = new Samples();
+        Samples byHand = new Samples();
         try (JdbcLockRegistry registry = JdbcLockRegistry.builder(pool).tablePrefix(PREFIX).ownerIdentity("bench-j1")
             .build()) {
-            List<Lock> locks = List.of(registry.obtain("uncontended", false), registry.obtain("uncontended", true),
-                    JdbcBenchWorkerMain.springIntegration(pool).obtain("bench-j1-si"));
-            UncontendedRounds.measure(() -> floorCycle(pool), floor, locks, List.of(unfair, fair, springIntegration),
-                    WARMUP_CYCLES, ROUNDS, CYCLES_PER_ROUND);
+            List<UncontendedRounds.Cycle> cycles = new ArrayList<>(List.of(
+                    UncontendedRounds.Cycle.of(registry.obtain("uncontended", false)),
+                    UncontendedRounds.Cycle.of(registry.obtain("uncontended", true)),
+                    UncontendedRounds.Cycle.of(JdbcBenchWorkerMain.springIntegration(pool).obtain("bench-j1-si"))));
+            List<Samples> samples = new ArrayList<>(List.of(unfair, fair, springIntegration));
+            if (targets) {
+                // PostgreSQL only: elsewhere the registry writes an entry in a transaction of several round trips.
+                cycles.add(new JdbcStatementsByHand(registry, "uncontended-by-hand")::cycle);
+                samples.add(byHand);
+            }
+            UncontendedRounds.measureCycles(() -> floorCycle(pool), floor, cycles, samples, WARMUP_CYCLES, ROUNDS,
+                    CYCLES_PER_ROUND);
         }
         table.info(scenario, "raw floor" + database + ": INSERT + DELETE of one row, autocommit, serial",
                 measured(floor), "", "");
         addUncontended(table, scenario, "unfair" + database, unfair, floor, targets);
         addUncontended(table, scenario, "fair" + database, fair, floor, targets);
+        if (targets) {
+            // Tells the statements' own cost from the registry's: its call threads, waits and local state.
+            table.info(scenario, "  the registry's statements by hand (calling thread, no registry)",
+                    measured(byHand), "floor " + ResultTable.latency(floor),
+                    ResultTable.ratio((double) byHand.median() / floor.median()));
+        }
         table.info(scenario, "Spring Integration JdbcLockRegistry" + database + " lock()+unlock() (reference)",
                 measured(springIntegration), "floor " + ResultTable.latency(floor),
                 ResultTable.ratio((double) springIntegration.median() / floor.median()));
@@ -305,24 +323,26 @@ final class JdbcBenchmark {
             }
             Lock unfair = registry.obtain("accounted", false);
             Lock springIntegration = JdbcBenchWorkerMain.springIntegration(pool).obtain("bench-accounted-si");
-            Map<Cost, UncontendedRounds.FloorCycle> kinds = new LinkedHashMap<>();
+            Map<Cost, UncontendedRounds.Cycle> kinds = new LinkedHashMap<>();
             kinds.put(new Cost("raw floor"), () -> floorCycle(pool));
             kinds.put(new Cost("registry, unfair"), () -> {
                 unfair.lock();
                 unfair.unlock();
             });
+            kinds.put(new Cost("registry's statements by hand"),
+                    new JdbcStatementsByHand(registry, "accounted-by-hand")::cycle);
             kinds.put(new Cost("Spring Integration JdbcLockRegistry"), () -> {
                 springIntegration.lock();
                 springIntegration.unlock();
             });
             for (int i = 0; i < WARMUP_CYCLES; i++) {
-                for (UncontendedRounds.FloorCycle cycle : kinds.values()) {
+                for (UncontendedRounds.Cycle cycle : kinds.values()) {
                     cycle.run();
                 }
             }
             // Blocks of each kind in turn, so that drift (the disk's fsync time above all) hits all alike.
             for (int round = 0; round < ACCOUNTING_ROUNDS; round++) {
-                for (Map.Entry<Cost, UncontendedRounds.FloorCycle> kind : kinds.entrySet()) {
+                for (Map.Entry<Cost, UncontendedRounds.Cycle> kind : kinds.entrySet()) {
                     measureBlock(postgres, stats, pool, kind.getKey(), kind.getValue(), round == ACCOUNTING_ROUNDS - 1);
                 }
             }
@@ -342,7 +362,7 @@ final class JdbcBenchmark {
      * @param print whether to print the statements the cycles ran
      */
     private static void measureBlock(PostgresServer postgres, Connection stats, HikariDataSource pool, Cost cost,
-            UncontendedRounds.FloorCycle cycle, boolean print) throws Exception {
+            UncontendedRounds.Cycle cycle, boolean print) throws Exception {
         flushStatistics(pool);
         query(stats, "SELECT pg_stat_statements_reset()");
         long[] before = databaseCounters(stats);

@@ -9,11 +9,18 @@ import java.util.concurrent.locks.Lock;
  */
 final class UncontendedRounds {
 
-    /** One cycle of the raw floor: acquire and release without the product. */
+    /** One acquire and release, by the product, a peer or the raw floor. */
     @FunctionalInterface
-    interface FloorCycle {
+    interface Cycle {
 
         void run() throws Exception;
+
+        static Cycle of(Lock lock) {
+            return () -> {
+                lock.lock();
+                lock.unlock();
+            };
+        }
     }
 
     private UncontendedRounds() {
@@ -24,27 +31,32 @@ final class UncontendedRounds {
      * @param floorCycle the raw floor's cycle, recorded into {@code floor}
      * @param locks the locks, each recorded into the {@code samples} at its index
      */
-    static void measure(FloorCycle floorCycle, Samples floor, List<Lock> locks, List<Samples> samples,
+    static void measure(Cycle floorCycle, Samples floor, List<Lock> locks, List<Samples> samples,
+            int warmupCycles, int rounds, int cyclesPerRound) throws Exception {
+        measureCycles(floorCycle, floor, locks.stream().map(Cycle::of).toList(), samples, warmupCycles, rounds,
+                cyclesPerRound);
+    }
+
+    /** As {@link #measure}, for any cycles: each recorded into the {@code samples} at its index. */
+    static void measureCycles(Cycle floorCycle, Samples floor, List<Cycle> cycles, List<Samples> samples,
             int warmupCycles, int rounds, int cyclesPerRound) throws Exception {
         for (int i = 0; i < warmupCycles; i++) {
             floorCycle.run();
-            for (Lock lock : locks) {
-                lock.lock();
-                lock.unlock();
+            for (Cycle cycle : cycles) {
+                cycle.run();
             }
         }
         for (int round = 0; round < rounds; round++) {
-            for (int turn = 0; turn <= locks.size(); turn++) {
-                int which = (round + turn) % (locks.size() + 1);
+            for (int turn = 0; turn <= cycles.size(); turn++) {
+                int which = (round + turn) % (cycles.size() + 1);
                 for (int i = 0; i < cyclesPerRound; i++) {
                     long start = System.nanoTime();
-                    if (which == locks.size()) {
+                    if (which == cycles.size()) {
                         floorCycle.run();
                         floor.add(System.nanoTime() - start);
                     }
                     else {
-                        locks.get(which).lock();
-                        locks.get(which).unlock();
+                        cycles.get(which).run();
                         samples.get(which).add(System.nanoTime() - start);
                     }
                 }
