@@ -485,7 +485,12 @@ public final class LockCore implements HoldLossListener {
         }
     }
 
-    /** The fence of the hold on {@code entry}: with its local handoff number if a thread holds it. */
+    /**
+     * The fence of the hold on {@code entry}: with its local handoff number if a thread holds it,
+     * or if its unfair tenure is still the key's (a release that finds the entry gone reports from
+     * inside the unlock, after the hold left the key's state, on the thread that has the gate and
+     * so the tenure's pass).
+     */
     private long fenceOf(StoreEntry entry) {
         KeyState state = this.keyStates.get(entry.lockKey());
         if (state != null) {
@@ -493,6 +498,10 @@ public final class LockCore implements HoldLossListener {
                 if (hold.entry == entry) {
                     return hold.fence;
                 }
+            }
+            KeyState.Tenure tenure = state.tenure;
+            if (tenure != null && tenure.entry == entry) {
+                return Fences.of(entry.fence(), tenure.pass);
             }
         }
         return Fences.of(entry.fence(), 0);

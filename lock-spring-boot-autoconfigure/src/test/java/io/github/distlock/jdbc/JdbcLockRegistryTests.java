@@ -6,25 +6,39 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
 
 import io.github.distlock.FencedLock;
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockLostException;
+import io.github.distlock.core.Fences;
+import io.github.distlock.core.LockCore;
 import io.github.distlock.testsupport.LostHolds;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.slf4j.LoggerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 /** The JDBC registry's settings, schema and dialects, on H2 in memory. */
 class JdbcLockRegistryTests {
@@ -93,6 +107,46 @@ class JdbcLockRegistryTests {
             assertThat(session).isNotNull();
             assertThat(session.lose("ended by the test")).isTrue();
             LostHolds.assertReadsAsLostAndIsCountedOnce(lock, registry);
+        }
+    }
+
+    /** The release is the first to find the entry gone: its WARN must name the hold's fence, local pass included. */
+    @Test
+    void aLocallyPassedHoldFoundGoneByItsReleaseIsLoggedWithItsOwnFence() throws Exception {
+        JdbcSchema.initialize(database.pool("gone-at-release-schema", 1), "GONE_AT_RELEASE_");
+        Logger logger = (Logger) LoggerFactory.getLogger(LockCore.class);
+        ListAppender<ILoggingEvent> events = new ListAppender<>();
+        events.start();
+        logger.addAppender(events);
+        ExecutorService second = Executors.newSingleThreadExecutor();
+        // H2 cannot tell when another process queues, so passes end after the window: a long one.
+        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(database.pool("gone-at-release", 2))
+            .tablePrefix("GONE_AT_RELEASE_")
+            .localHandoff(new LocalHandoff(Duration.ofMinutes(5), Duration.ZERO))
+            .build()) {
+            FencedLock lock = registry.obtain("passed", false);
+            lock.lock();
+            Future<Long> passed = second.submit(() -> {
+                lock.lock();
+                return lock.getFence();
+            });
+            await().atMost(Duration.ofSeconds(30)).until(() -> registry.getWaitingThreadCount() == 1);
+            lock.unlock();
+            long fence = passed.get(30, TimeUnit.SECONDS);
+            assertThat(Fences.pass(fence)).as("passed within the process").isPositive();
+            assertThat(database.execute("DELETE FROM GONE_AT_RELEASE_ENTRY")).isEqualTo(1);
+            LockLostException lost = second.submit(() -> catchThrowableOfType(lock::unlock, LockLostException.class))
+                .get(30, TimeUnit.SECONDS);
+            assertThat(lost).isNotNull();
+            assertThat(lost.getFence()).isEqualTo(fence);
+            assertThat(events.list).filteredOn(event -> event.getLevel() == Level.WARN)
+                .singleElement()
+                .satisfies(event -> assertThat(event.getFormattedMessage()).contains("(fence " + fence + ")"));
+            assertThat(registry.getStatistics().getHoldsLost()).isEqualTo(1);
+        }
+        finally {
+            logger.detachAppender(events);
+            second.shutdownNow();
         }
     }
 
