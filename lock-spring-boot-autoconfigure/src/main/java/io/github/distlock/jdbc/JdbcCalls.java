@@ -57,6 +57,17 @@ final class JdbcCalls {
 
     private volatile @Nullable JdbcTables tables;
 
+    /**
+     * PostgreSQL only, learnt from the first connection: the pool's isolation level if it is above
+     * READ COMMITTED, which each call then sets for itself; {@link #NOT_SET} if the level is fine.
+     * Above it, a transaction's snapshot is taken at its first statement, before the key row's
+     * lock is granted, so the head read after the insert could miss an entry committed while the
+     * write waited for that lock: two holders.
+     */
+    private volatile int isolationToRestore = NOT_SET;
+
+    private volatile boolean isolationChecked;
+
     private volatile boolean closed;
 
     /**
@@ -130,6 +141,7 @@ final class JdbcCalls {
                 connection.rollback();
             }
             int networkTimeout = boundNetworkReads(connection, current);
+            int isolation = readCommitted(connection, current);
             T answer;
             try {
                 answer = work.run(connection, current);
@@ -148,6 +160,9 @@ final class JdbcCalls {
                 if (networkTimeout != NOT_SET) {
                     restoreNetworkTimeout(connection, networkTimeout);
                 }
+                if (isolation != NOT_SET) {
+                    restoreIsolation(connection, isolation);
+                }
             }
             return answer;
         }
@@ -164,6 +179,49 @@ final class JdbcCalls {
         }
         catch (SQLException ex) {
             logger.debug("Could not restore the connection's auto-commit: {}", ex.getMessage());
+        }
+    }
+
+    /**
+     * Sets READ COMMITTED on a PostgreSQL connection whose pool runs above it (looked up once: a
+     * lookup is a round trip of its own).
+     * @return the level to put back before the connection returns to the pool, or {@link #NOT_SET}
+     */
+    private int readCommitted(Connection connection, JdbcTables tables) throws SQLException {
+        if (tables.dialect() != JdbcDialect.POSTGRESQL) {
+            return NOT_SET;
+        }
+        if (!this.isolationChecked) {
+            int level = connection.getTransactionIsolation();
+            if (level > Connection.TRANSACTION_READ_COMMITTED) {
+                this.isolationToRestore = level;
+                logger.warn("Connections to {} run at {}; the lock registry needs READ COMMITTED and sets it for "
+                        + "each of its calls, two more round trips each: configure the pool with READ COMMITTED, or "
+                        + "give the lock registry a pool of its own", this.where, isolationName(level));
+            }
+            this.isolationChecked = true;
+        }
+        int restore = this.isolationToRestore;
+        if (restore != NOT_SET) {
+            connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        }
+        return restore;
+    }
+
+    private static String isolationName(int level) {
+        return switch (level) {
+            case Connection.TRANSACTION_REPEATABLE_READ -> "REPEATABLE READ";
+            case Connection.TRANSACTION_SERIALIZABLE -> "SERIALIZABLE";
+            default -> "isolation level " + level;
+        };
+    }
+
+    private static void restoreIsolation(Connection connection, int isolation) {
+        try {
+            connection.setTransactionIsolation(isolation);
+        }
+        catch (SQLException ex) {
+            logger.debug("Could not restore the connection's isolation level: {}", ex.getMessage());
         }
     }
 

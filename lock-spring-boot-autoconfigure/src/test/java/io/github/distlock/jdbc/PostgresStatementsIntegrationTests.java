@@ -5,14 +5,22 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.distlock.FencedLock;
+import io.github.distlock.store.EntryValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * What the PostgreSQL statements of the store rely on: several statements sent in one call run in
@@ -87,6 +95,72 @@ class PostgresStatementsIntegrationTests {
         }
         finally {
             pool.close();
+        }
+    }
+
+    /**
+     * Above READ COMMITTED a transaction's snapshot is taken at its first statement, before the key
+     * row's lock is granted, so the head read after the insert would miss an entry committed while
+     * the write waited for that lock, and two entries would hold. The registry runs its calls at
+     * READ COMMITTED whatever the pool's level.
+     */
+    @Test
+    void aWriteOnAPoolAtRepeatableReadSeesAnEntryCommittedWhileItWaitedForTheKeyRow() throws Exception {
+        HikariDataSource pool = database.poolAt("TRANSACTION_REPEATABLE_READ", "repeatable-read");
+        HikariDataSource plain = database.pool("repeatable-read-raw", 6);
+        JdbcSchema.initialize(plain, "REPEATABLE_");
+        JdbcTables tables = new JdbcTables("REPEATABLE_", JdbcDialect.POSTGRESQL);
+        String lockId = JdbcTables.lockId("orders");
+        ExecutorService background = Executors.newSingleThreadExecutor();
+        // A long TTL: the holder's renewal, which would delete the entry written by hand below, comes after the test.
+        try (JdbcLockRegistry holder = JdbcLockRegistry.builder(plain).tablePrefix("REPEATABLE_")
+            .ownerIdentity("holder").leaseTtl(Duration.ofSeconds(60)).build();
+                JdbcLockRegistry waiter = JdbcLockRegistry.builder(pool).tablePrefix("REPEATABLE_")
+                    .ownerIdentity("waiter").build();
+                Connection raw = plain.getConnection()) {
+            FencedLock first = holder.obtain("orders", true);
+            first.lock();
+            first.unlock();
+            String holderSession;
+            try (Statement statement = raw.createStatement();
+                    ResultSet row = statement.executeQuery("SELECT SESSION_ID FROM " + tables.sessions)) {
+                assertThat(row.next()).as("the holder's session").isTrue();
+                holderSession = row.getString(1);
+            }
+            raw.setAutoCommit(false);
+            lockKeyRow(raw, tables, lockId);
+            Future<Boolean> acquired = background.submit(() -> {
+                FencedLock lock = waiter.obtain("orders", true);
+                boolean held = lock.tryLock(2, TimeUnit.SECONDS);
+                if (held) {
+                    lock.unlock();
+                }
+                return held;
+            });
+            try (Connection observer = plain.getConnection(); Statement statement = observer.createStatement()) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> {
+                    try (ResultSet row = statement.executeQuery("SELECT COUNT(*) FROM pg_locks WHERE NOT granted")) {
+                        row.next();
+                        return row.getInt(1) > 0;
+                    }
+                });
+            }
+            // Another process's entry, committed while the waiter's write waits for the key row.
+            try (PreparedStatement insert = raw.prepareStatement(tables.insertEntry)) {
+                insert.setString(1, lockId);
+                insert.setString(2, holderSession);
+                insert.setLong(3, 1_000_000);
+                insert.setString(4, EntryValue.encode("holder", "by hand", System.currentTimeMillis()));
+                insert.executeUpdate();
+            }
+            raw.commit();
+            assertThat(acquired.get(30, TimeUnit.SECONDS)).as("the waiter held while an older live entry was queued")
+                .isFalse();
+        }
+        finally {
+            background.shutdownNow();
+            pool.close();
+            plain.close();
         }
     }
 

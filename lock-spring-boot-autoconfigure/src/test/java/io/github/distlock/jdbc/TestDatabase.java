@@ -76,7 +76,16 @@ public final class TestDatabase implements AutoCloseable {
      * @return a new pool, closed with the database
      */
     public HikariDataSource pool(String name, int maximumSize) {
-        return pool(name, maximumSize, jdbcUrl());
+        return pool(name, maximumSize, jdbcUrl(), config -> {
+        });
+    }
+
+    /**
+     * @param transactionIsolation the pool's isolation level, for example {@code TRANSACTION_REPEATABLE_READ}
+     * @return a new pool of 4 connections at that level, closed with the database
+     */
+    public HikariDataSource poolAt(String transactionIsolation, String name) {
+        return pool(name, 4, jdbcUrl(), config -> config.setTransactionIsolation(transactionIsolation));
     }
 
     /**
@@ -85,7 +94,9 @@ public final class TestDatabase implements AutoCloseable {
      * @return a new pool of 4 connections through the proxy, closed with the database
      */
     public HikariDataSource poolThrough(io.github.distlock.testsupport.TcpProxy proxy, String name) {
-        return pool(name, 4, jdbcUrl().replace(serverAddress(), proxy.endpoint().substring("http://".length())));
+        return pool(name, 4, jdbcUrl().replace(serverAddress(), proxy.endpoint().substring("http://".length())),
+                config -> {
+                });
     }
 
     /** @return the server's {@code host:port}, for a proxy */
@@ -93,7 +104,8 @@ public final class TestDatabase implements AutoCloseable {
         return jdbcUrl().replaceFirst("^jdbc:[a-z]+://([^/]+)/.*$", "$1");
     }
 
-    private HikariDataSource pool(String name, int maximumSize, String url) {
+    private HikariDataSource pool(String name, int maximumSize, String url,
+            java.util.function.Consumer<HikariConfig> customizer) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername(username());
@@ -105,6 +117,7 @@ public final class TestDatabase implements AutoCloseable {
         config.setValidationTimeout(Duration.ofSeconds(1).toMillis());
         // Starts without the database, as an application whose database is not up yet.
         config.setInitializationFailTimeout(-1);
+        customizer.accept(config);
         HikariDataSource pool = new HikariDataSource(config);
         this.pools.add(pool);
         return pool;
