@@ -95,7 +95,8 @@ final class RedisEntry extends AbstractStoreEntry {
             // whatever it left now, and again once it is answered.
             end();
             this.store.removeLater(this);
-            enqueue.thenRun(() -> this.store.removeLater(this));
+            // Also if it fails: a timeout or reconnect can fail the answer of a write that ran.
+            enqueue.whenComplete((late, failure) -> this.store.removeLater(this));
             throw ex;
         }
         long fenceOrGone = (Long) answer.get(0);

@@ -262,13 +262,15 @@ final class RedisLockStore implements LockStore {
      * Removes what is left of an entry whose acquisition gave up, and waits briefly for Redis to
      * confirm, so that the next acquisition (in any process) does not find it in its way; if Redis
      * does not confirm in time, removal goes on in the background as for {@link #removeLater}.
-     * Does not wait while there is no connection.
+     * Does not wait while there is no open connection.
      */
     void removeBeforeReturning(RedisEntry entry) {
         this.pendingRemovals.incrementAndGet();
         CompletableFuture<Void> confirmed = new CompletableFuture<>();
         removeAttempt(entry, confirmed, REMOVAL_RETRY_MILLIS);
-        if (this.connection.connectedOrNull() == null) {
+        Connected connected = this.connection.connectedOrNull();
+        if (connected == null || !connected.commands().isOpen()) {
+            // Never connected, or reconnecting (Lettuce holds commands until then): no answer is coming soon.
             return;
         }
         try {

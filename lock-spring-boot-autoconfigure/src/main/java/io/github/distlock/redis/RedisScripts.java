@@ -56,7 +56,8 @@ final class RedisScripts {
     /**
      * KEYS: queue, counter, own entry key. ARGV: entry id, TTL ms, entry value, entry prefix, channel.
      * Returns {fence, 1, 1 if entries are queued behind else 0} when the entry holds,
-     * {fence, 0, head's value, head's PTTL} when it waits.
+     * {fence, 0, head's value, head's PTTL} when it waits, {-1} if the entry is gone (written
+     * before and expired, or removed).
      */
     static final RedisScript ENQUEUE = new RedisScript("enqueue", LIVE_HEAD + """
             local queue, counter, own = KEYS[1], KEYS[2], KEYS[3]
@@ -66,6 +67,9 @@ final class RedisScripts {
               if redis.call('EXISTS', own) == 0 then return {-1} end
               fence = tonumber(fence)
             else
+              -- Removed already: this is a write resent after a reconnect, behind the removal its
+              -- caller sent when it gave up; writing it again would leave an entry nobody owns.
+              if redis.call('EXISTS', own .. ':r') == 1 then return {-1} end
               -- Never below the server's clock in microseconds: a counter that expired, was lost in a
               -- restart, or lags on a promoted replica still gives fences above those issued before.
               local now = redis.call('TIME')
@@ -130,13 +134,14 @@ final class RedisScripts {
      * Removes the entry and hands the lock to the next live entry. Returns 1 if the entry was
      * live and queued (a release), 0 if it was already gone. A removal leaves a marker
      * ({@code <entry key>:r}) for one TTL, so that a resent removal answers 1 again instead of
-     * reporting a release as a loss.
+     * reporting a release as a loss, and a resent {@link #ENQUEUE} of the entry does not write it again.
      */
     static final RedisScript REMOVE = new RedisScript("remove", LIVE_HEAD + """
             local queue, own = KEYS[1], KEYS[2]
             local id, prefix = ARGV[1], ARGV[2]
             local removedBefore = own .. ':r'
-            if redis.call('EXISTS', removedBefore) == 1 then return 1 end
+            -- Removed before (this is a resend): still removes whatever is there, and counts as a release again.
+            local resent = redis.call('EXISTS', removedBefore) == 1
             local live = redis.call('DEL', own)
             local before = redis.call('ZRANGE', queue, 0, 0)[1]
             local queued = redis.call('ZREM', queue, id)
@@ -144,6 +149,7 @@ final class RedisScripts {
               local head = liveHead(queue, prefix)
               if head and head ~= before then tellHead(ARGV[3], queue, head) end
             end
+            if resent then return 1 end
             if live == 1 and queued == 1 then
               redis.call('SET', removedBefore, '1', 'PX', ARGV[4])
               return 1

@@ -1,6 +1,8 @@
 package io.github.distlock.redis;
 
+import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +16,7 @@ import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.LostHolds;
 import io.github.distlock.testsupport.RedisServerExtension;
+import io.github.distlock.testsupport.TcpProxy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterAll;
@@ -248,6 +251,69 @@ class RedisLockRegistryIntegrationTests {
         }
         finally {
             store.close();
+        }
+    }
+
+    /**
+     * Lettuce sends unanswered commands again after a reconnect, in order: a write whose caller
+     * gave up and removed the entry, resent with that removal, must not bring the entry back.
+     */
+    @Test
+    void aWriteResentAfterItsEntryWasRemovedDoesNotBringItBack() throws Exception {
+        this.outer = registry("resent-write:", "owner");
+        RedisLockStore store = new RedisLockStore(client, new RedisKeyspace("resent-write-store:"), TTL,
+                Duration.ofSeconds(5), "owner", "Redis", io.github.distlock.core.LockStatistics.recorder(),
+                (entry, reason) -> {
+                });
+        try {
+            RedisEntry entry = (RedisEntry) store.newEntry("k", Wait.timeout(LONG.toNanos(), true));
+            assertThat(entry.acquire(Wait.timeout(LONG.toNanos(), true), Wait.timeout(LONG.toNanos(), true))).isTrue();
+            assertThat(entry.release()).isTrue();
+            List<Object> again = raw.sync().evalsha(RedisScripts.ENQUEUE.sha(), io.lettuce.core.ScriptOutputType.MULTI,
+                    new String[] { entry.names().queue(), entry.names().counter(), entry.entryKey() }, entry.id,
+                    store.ttlArgument(), "resent value", entry.names().entryPrefix(), store.keyspace().channel());
+            assertThat(again).as("the resent write's answer").containsExactly(-1L);
+            assertThat(raw.sync().zscore(entry.names().queue(), entry.id)).as("the entry in the queue").isNull();
+            assertThat(raw.sync().exists(entry.entryKey())).as("the entry's liveness key").isZero();
+            Long removedAgain = raw.sync().evalsha(RedisScripts.REMOVE.sha(), io.lettuce.core.ScriptOutputType.INTEGER,
+                    new String[] { entry.names().queue(), entry.entryKey() }, entry.id, entry.names().entryPrefix(),
+                    store.keyspace().channel(), store.ttlArgument());
+            assertThat(removedAgain).as("the resent removal, still a release").isEqualTo(1L);
+        }
+        finally {
+            store.close();
+        }
+    }
+
+    /**
+     * An acquisition that gives up waits briefly for its entry's removal to be confirmed, but not
+     * while the connection is down and Lettuce holds commands until it reconnects: nothing would
+     * answer within that wait, which only made the caller return late (G10).
+     */
+    @Test
+    void anEntryGivenUpWhileTheConnectionIsDownIsNotWaitedFor() throws Exception {
+        try (TcpProxy proxy = TcpProxy.start(redis.uri().replace("redis://", "http://"))) {
+            RedisClient proxied = RedisClient.create("redis://127.0.0.1:" + URI.create(proxy.endpoint()).getPort());
+            RedisLockStore store = new RedisLockStore(proxied, new RedisKeyspace("given-up-down:"), TTL,
+                    Duration.ofSeconds(5), "owner", "Redis", io.github.distlock.core.LockStatistics.recorder(),
+                    (entry, reason) -> {
+                    });
+            try {
+                RedisEntry entry = (RedisEntry) store.newEntry("k", Wait.timeout(LONG.toNanos(), true));
+                assertThat(entry.acquire(Wait.timeout(LONG.toNanos(), true), Wait.timeout(LONG.toNanos(), true)))
+                    .isTrue();
+                proxy.reset();
+                await().atMost(LONG)
+                    .until(() -> !store.connected(Wait.timeout(LONG.toNanos(), false)).commands().isOpen());
+                long start = System.nanoTime();
+                store.removeBeforeReturning(entry);
+                // It waited 500 ms before; without a wait it takes microseconds.
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(400));
+            }
+            finally {
+                store.close();
+                proxied.shutdown();
+            }
         }
     }
 
