@@ -229,10 +229,12 @@ final class JdbcWakeups {
         this.byFence.values().forEach(JdbcEntry::checkNow);
     }
 
-    /** Another entry of this process may be next: with no notifications, it would only learn at its next poll. */
+    /**
+     * Another entry of this process may be next: without notifications in effect (none on this
+     * database, or LISTEN not taken or being replaced), it would only learn at its next poll.
+     */
     void wakeLocalWaiters(String lockId) {
-        JdbcTables current = this.calls.tablesOrNull();
-        if (current != null && current.dialect().hasNotifications() && this.notifications != null) {
+        if (isListening()) {
             return;
         }
         for (JdbcEntry waiting : entriesOf(lockId)) {

@@ -1,5 +1,11 @@
 package io.github.distlock.jdbc;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,6 +112,74 @@ class PostgresNotificationIntegrationTests {
         assertThat(lock.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("woken once the row was deleted").isTrue();
         lock.unlock();
         assertThat(owner.getStatistics().getHoldsLost()).isZero();
+    }
+
+    /**
+     * While LISTEN is not in effect (not taken yet, being replaced, or failing as here), a release
+     * wakes the waiters of its own process itself: no notification will.
+     */
+    @Test
+    void withoutListenInEffectAReleaseWakesTheNextWaiterOfItsOwnProcess() throws Exception {
+        HikariDataSource pool = this.database.pool("no-listen");
+        DataSource listenFails = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+                    Object answer = invoke(pool, method, args);
+                    return (answer instanceof Connection connection) ? withoutNotifications(connection) : answer;
+                });
+        // Polls every minute and looks again when its own session would expire, in two: neither within the bound.
+        JdbcLockRegistry registry = registry(JdbcLockRegistry.builder(listenFails).ownerIdentity("waiter")
+            .leaseTtl(Duration.ofMinutes(2))
+            .pollInterval(Duration.ofMinutes(1)));
+        // Fair: the second thread queues an entry of its own behind the first's, as another process would.
+        FencedLock held = registry.obtain(KEY, true);
+        assertThat(held.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        assertThat(registry.isListening()).isFalse();
+        CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
+            FencedLock lock = registry.obtain(KEY, true);
+            try {
+                if (!lock.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
+                    return false;
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            lock.unlock();
+            return true;
+        });
+        await().atMost(BOUND).until(() -> registry.describeLock(KEY, 10).waiters().size() == 1);
+        held.unlock();
+        assertThat(waited.get(2 * BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("woken by the release, not a poll")
+            .isTrue();
+    }
+
+    /** A connection on which LISTEN fails (as on a proxy that refuses it), so it never takes effect. */
+    private static Connection withoutNotifications(Connection connection) {
+        return (Connection) Proxy.newProxyInstance(PostgresNotificationIntegrationTests.class.getClassLoader(),
+                new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+                    Object answer = invoke(connection, method, args);
+                    if (!method.getName().equals("createStatement") || !(answer instanceof Statement statement)) {
+                        return answer;
+                    }
+                    return Proxy.newProxyInstance(PostgresNotificationIntegrationTests.class.getClassLoader(),
+                            new Class<?>[] { Statement.class }, (statementProxy, call, callArgs) -> {
+                                if (callArgs != null && callArgs.length > 0 && callArgs[0] instanceof String sql
+                                        && sql.startsWith("LISTEN")) {
+                                    throw new SQLException("LISTEN is refused here");
+                                }
+                                return invoke(statement, call, callArgs);
+                            });
+                });
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        }
+        catch (InvocationTargetException ex) {
+            throw ex.getCause();
+        }
     }
 
     private JdbcLockRegistry holder(DataSource pool) {
