@@ -102,8 +102,11 @@ final class JdbcEntry extends AbstractStoreEntry {
 
     /** The write committed with {@code fence}. */
     void written(long fence) {
-        this.fence = fence;
+        // writtenAt first: the renewal takes an entry whose fence it sees (isWritten) for one with its
+        // commit time set, and a time of 0 would count as a commit before any read, so a waiter written
+        // just after the read was sent could be dropped as deleted.
         this.writtenAt = System.nanoTime();
+        this.fence = fence;
     }
 
     private boolean awaitTurn(Wait wait, JdbcLockStore.Head head) throws EntryLostException, InterruptedException {
