@@ -17,6 +17,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distlock.FencedLock;
+import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.FaultInjectionTest;
 import io.github.distlock.testsupport.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
@@ -134,24 +135,11 @@ class PostgresNotificationIntegrationTests {
         FencedLock held = registry.obtain(KEY, true);
         assertThat(held.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
         assertThat(registry.isListening()).isFalse();
-        CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
-            FencedLock lock = registry.obtain(KEY, true);
-            try {
-                if (!lock.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
-                    return false;
-                }
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-            lock.unlock();
-            return true;
-        });
+        CompletableFuture<Long> waited = BackgroundAcquirer.acquireAndRelease(registry.obtain(KEY, true), BOUND);
         await().atMost(BOUND).until(() -> registry.describeLock(KEY, 10).waiters().size() == 1);
         held.unlock();
-        assertThat(waited.get(2 * BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("woken by the release, not a poll")
-            .isTrue();
+        assertThat(waited).as("woken by the release, not a poll")
+            .succeedsWithin(2 * BOUND.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** A connection on which LISTEN fails (as on a proxy that refuses it), so it never takes effect. */
