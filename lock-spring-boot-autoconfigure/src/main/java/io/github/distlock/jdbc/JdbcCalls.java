@@ -11,6 +11,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
@@ -67,6 +68,8 @@ final class JdbcCalls {
     private volatile int isolationToRestore = NOT_SET;
 
     private volatile boolean isolationChecked;
+
+    private final AtomicBoolean isolationWarned = new AtomicBoolean();
 
     private volatile boolean closed;
 
@@ -141,9 +144,10 @@ final class JdbcCalls {
                 connection.rollback();
             }
             int networkTimeout = boundNetworkReads(connection, current);
-            int isolation = readCommitted(connection, current);
+            int isolation = NOT_SET;
             T answer;
             try {
+                isolation = readCommitted(connection, current);
                 answer = work.run(connection, current);
                 if (!connection.getAutoCommit()) {
                     connection.commit();
@@ -195,6 +199,8 @@ final class JdbcCalls {
             int level = connection.getTransactionIsolation();
             if (level > Connection.TRANSACTION_READ_COMMITTED) {
                 this.isolationToRestore = level;
+            }
+            if (level > Connection.TRANSACTION_READ_COMMITTED && this.isolationWarned.compareAndSet(false, true)) {
                 logger.warn("Connections to {} run at {}; the lock registry needs READ COMMITTED and sets it for "
                         + "each of its calls, two more round trips each: configure the pool with READ COMMITTED, or "
                         + "give the lock registry a pool of its own", this.where, isolationName(level));
