@@ -150,7 +150,7 @@ final class JdbcTables {
      */
     final @Nullable String deleteEntryByNumberAndNotify;
 
-    /** The channel of {@code LISTEN/NOTIFY}, an identifier. */
+    /** The channel of {@code LISTEN/NOTIFY}: the prefix in lower case, then {@code released}; quoted where named. */
     final String channel;
 
     JdbcTables(String prefix, JdbcDialect dialect) {
@@ -215,7 +215,8 @@ final class JdbcTables {
                         + "WHERE e.FENCE > r.FENCE AND NOT EXISTS (SELECT 1 FROM " + this.entries + " o WHERE "
                         + "o.LOCK_ID = r.LOCK_ID AND o.FENCE < r.FENCE) HAVING MIN(e.FENCE) IS NOT NULL)"
                 : null;
-        this.channel = prefix.replace('.', '_').toLowerCase(Locale.ROOT) + "released";
+        // The dot stays (the channel is always quoted): locks.X_ and LOCKS_X_ are two namespaces.
+        this.channel = prefix.toLowerCase(Locale.ROOT) + "released";
     }
 
     /**

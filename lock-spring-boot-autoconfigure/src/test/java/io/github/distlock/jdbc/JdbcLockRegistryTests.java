@@ -237,6 +237,17 @@ class JdbcLockRegistryTests {
         }
     }
 
+    /** A schema-qualified prefix and the unqualified one its name folds to are two namespaces: two notification channels. */
+    @Test
+    void aPrefixInASchemaAndTheNameItFoldsToDoNotShareANotificationChannel() {
+        JdbcTables qualified = new JdbcTables("locks.DISTRIBUTED_LOCK_", JdbcDialect.POSTGRESQL);
+        JdbcTables folded = new JdbcTables("LOCKS_DISTRIBUTED_LOCK_", JdbcDialect.POSTGRESQL);
+        assertThat(qualified.channel).isNotEqualTo(folded.channel);
+        assertThat(folded.channel).as("unqualified prefixes keep their channel").isEqualTo("locks_distributed_lock_released");
+        assertThat(new JdbcTables("locks.distributed_lock_", JdbcDialect.POSTGRESQL).channel)
+            .as("one prefix whatever its case").isEqualTo(qualified.channel);
+    }
+
     @Test
     void prefixesThatDifferOnlyInCaseAreOnePrefixOnEveryDatabase() throws Exception {
         JdbcSchema.initialize(database.pool("case-schema", 1), "cased_");

@@ -115,6 +115,21 @@ class PostgresNotificationIntegrationTests {
         assertThat(owner.getStatistics().getHoldsLost()).isZero();
     }
 
+    /** A prefix in a schema of its own: its channel keeps the dot, and notifications still wake waiters. */
+    @Test
+    void aPrefixInASchemaOfItsOwnIsNotifiedToo() throws Exception {
+        this.database.execute("CREATE SCHEMA IF NOT EXISTS LOCKS");
+        String qualified = "LOCKS." + this.prefix;
+        this.database.createTables(qualified);
+        JdbcLockRegistry holder = registry(qualified, JdbcLockRegistry.builder(this.database.pool("holder"))
+            .ownerIdentity("holder")
+            .leaseTtl(Duration.ofMinutes(2)));
+        JdbcLockRegistry waiter = registry(qualified, JdbcLockRegistry.builder(this.database.pool("waiter"))
+            .ownerIdentity("waiter")
+            .pollInterval(Duration.ofMinutes(1)));
+        assertThat(handOver(holder, waiter, holder, () -> { })).as("woken by a notification").isTrue();
+    }
+
     /**
      * While LISTEN is not in effect (not taken yet, being replaced, or failing as here), a release
      * wakes the waiters of its own process itself: no notification will.
@@ -179,7 +194,11 @@ class PostgresNotificationIntegrationTests {
     }
 
     private JdbcLockRegistry registry(JdbcLockRegistry.Builder builder) {
-        JdbcLockRegistry registry = builder.tablePrefix(this.prefix).requestTimeout(Duration.ofSeconds(2)).build();
+        return registry(this.prefix, builder);
+    }
+
+    private JdbcLockRegistry registry(String tablePrefix, JdbcLockRegistry.Builder builder) {
+        JdbcLockRegistry registry = builder.tablePrefix(tablePrefix).requestTimeout(Duration.ofSeconds(2)).build();
         this.registries.add(registry);
         return registry;
     }
