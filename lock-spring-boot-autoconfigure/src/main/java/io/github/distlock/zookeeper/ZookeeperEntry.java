@@ -368,7 +368,15 @@ final class ZookeeperEntry extends AbstractStoreEntry {
     }
 
     private boolean becomeHolder(String ownPath) throws EntryLostException {
-        this.store.checkContact(this.session);
+        // Invariant: an entry takes the key only while its session is the client's and not lost. A loss
+        // may not have reached this entry yet, and a read Curator answered on a newer session (it retries
+        // across an expiry) says nothing of this entry's node, which died with its session.
+        if (!this.store.isStillServing(this.session)) {
+            String reason = this.session.lostReason();
+            lose((reason != null) ? reason : "its ZooKeeper session " + this.session.describe() + " was replaced",
+                    true);
+            throw gone();
+        }
         this.lock.lock();
         try {
             markHoldingLocked();

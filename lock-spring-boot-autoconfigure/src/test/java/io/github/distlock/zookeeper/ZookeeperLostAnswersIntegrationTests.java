@@ -68,6 +68,48 @@ class ZookeeperLostAnswersIntegrationTests {
     }
 
     /**
+     * A waiter whose session was declared lost (the loss not told to its entry yet, as between
+     * loseSession's steps) must not take the key when the head ahead of it goes: its node may have
+     * died with its session. It queues again on a new session instead, and holds there.
+     */
+    @Test
+    void aWaiterWhoseSessionWasLostDoesNotTakeTheKeyOnTheOldSession() throws Exception {
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        String key = "lost-waiter-" + UUID.randomUUID();
+        try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
+            .ownerIdentity("own").description(zookeeper.toString()).build()) {
+            FencedLock held = peer.obtain(key, true);
+            assertThat(held.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            FencedLock lock = own.obtain(key, true);
+            CompletableFuture<Boolean> stillHeld = new CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    boolean acquired = lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                    // Looked at at once: a hold on the lost session reads as lost.
+                    stillHeld.complete(acquired && lock.isLockedByCurrentThread());
+                    if (acquired) {
+                        lock.unlock();
+                    }
+                }
+                catch (Throwable ex) {
+                    stillHeld.completeExceptionally(ex);
+                }
+            });
+            waiter.start();
+            await().atMost(WAIT).until(() -> own.getWaitingThreadCount() == 1);
+            ZookeeperSession session = own.zookeeper().session();
+            assertThat(session).isNotNull();
+            assertThat(session.lose("ended by the test")).isTrue();
+            held.unlock();
+            assertThat(stillHeld).as("held on a live session").succeedsWithin(WAIT).isEqualTo(true);
+            waiter.join(WAIT.toMillis());
+        }
+        finally {
+            ownClient.close();
+        }
+    }
+
+    /**
      * A lost session tells its entries one after another, after its warning: a hold read in
      * between must already read as lost (the state is set up here by ending the session alone).
      */
