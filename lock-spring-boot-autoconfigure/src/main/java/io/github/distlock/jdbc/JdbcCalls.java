@@ -11,7 +11,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
@@ -42,6 +42,8 @@ final class JdbcCalls {
 
     private static final int NOT_SET = -1;
 
+    private static final int NOT_LOOKED_UP = -2;
+
     /** Deadlocks and serialization failures of one write are retried this often within its bound. */
     static final int WRITE_ATTEMPTS = 5;
 
@@ -60,16 +62,12 @@ final class JdbcCalls {
 
     /**
      * PostgreSQL only, learnt from the first connection: the pool's isolation level if it is above
-     * READ COMMITTED, which each call then sets for itself; {@link #NOT_SET} if the level is fine.
-     * Above it, a transaction's snapshot is taken at its first statement, before the key row's
-     * lock is granted, so the head read after the insert could miss an entry committed while the
-     * write waited for that lock: two holders.
+     * READ COMMITTED, which each call then sets for itself; {@link #NOT_SET} if the level is fine,
+     * {@link #NOT_LOOKED_UP} before. Above it, a transaction's snapshot is taken at its first
+     * statement, before the key row's lock is granted, so the head read after the insert could miss
+     * an entry committed while the write waited for that lock: two holders.
      */
-    private volatile int isolationToRestore = NOT_SET;
-
-    private volatile boolean isolationChecked;
-
-    private final AtomicBoolean isolationWarned = new AtomicBoolean();
+    private final AtomicInteger isolationToRestore = new AtomicInteger(NOT_LOOKED_UP);
 
     private volatile boolean closed;
 
@@ -195,19 +193,17 @@ final class JdbcCalls {
         if (tables.dialect() != JdbcDialect.POSTGRESQL) {
             return NOT_SET;
         }
-        if (!this.isolationChecked) {
+        int restore = this.isolationToRestore.get();
+        if (restore == NOT_LOOKED_UP) {
             int level = connection.getTransactionIsolation();
-            if (level > Connection.TRANSACTION_READ_COMMITTED) {
-                this.isolationToRestore = level;
-            }
-            if (level > Connection.TRANSACTION_READ_COMMITTED && this.isolationWarned.compareAndSet(false, true)) {
+            restore = (level > Connection.TRANSACTION_READ_COMMITTED) ? level : NOT_SET;
+            // Two first calls may both look it up: the one that records it warns.
+            if (this.isolationToRestore.compareAndSet(NOT_LOOKED_UP, restore) && restore != NOT_SET) {
                 logger.warn("Connections to {} run at {}; the lock registry needs READ COMMITTED and sets it for "
                         + "each of its calls, two more round trips each: configure the pool with READ COMMITTED, or "
                         + "give the lock registry a pool of its own", this.where, isolationName(level));
             }
-            this.isolationChecked = true;
         }
-        int restore = this.isolationToRestore;
         if (restore != NOT_SET) {
             connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         }
