@@ -2,7 +2,6 @@ package io.github.distlock.autoconfigure;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,6 +17,7 @@ import io.github.distlock.aop.DistributedLockAdvisor;
 import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.Locked;
 import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.LockedService;
 import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.OwnRegistry;
+import io.github.distlock.testsupport.Delegation;
 import io.github.distlock.testsupport.ZooKeeperEnsemble;
 import io.github.distlock.zookeeper.ZookeeperLockRegistry;
 import org.apache.curator.framework.CuratorFramework;
@@ -447,12 +447,7 @@ class ZookeeperStoreIntegrationTests {
                     if (method.getName().equals("close") && method.getParameterCount() == 0) {
                         this.entriesWhenClosed = entries("/distributed-lock").size();
                     }
-                    try {
-                        return method.invoke(this.delegate, arguments);
-                    }
-                    catch (InvocationTargetException ex) {
-                        throw ex.getCause();
-                    }
+                    return Delegation.invoke(this.delegate, method, arguments);
                 });
 
         volatile int entriesWhenClosed = -1;

@@ -1,7 +1,5 @@
 package io.github.distlock.jdbc;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
@@ -25,6 +23,7 @@ import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
 import io.github.distlock.core.Fences;
 import io.github.distlock.core.LockCore;
+import io.github.distlock.testsupport.Delegation;
 import io.github.distlock.testsupport.LostHolds;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -174,7 +173,7 @@ class JdbcLockRegistryTests {
                     if (method.getName().equals("getConnection") && poolHangs.getCount() == 0) {
                         testDone.await();
                     }
-                    Object answer = invoke(pool, method, args);
+                    Object answer = Delegation.invoke(pool, method, args);
                     return (answer instanceof Connection connection) ? settingFlagOnStatements(connection, poolHangs)
                             : answer;
                 });
@@ -209,18 +208,10 @@ class JdbcLockRegistryTests {
                     if (method.getName().startsWith("prepare")) {
                         flag.countDown();
                     }
-                    return invoke(connection, method, args);
+                    return Delegation.invoke(connection, method, args);
                 });
     }
 
-    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        }
-        catch (InvocationTargetException ex) {
-            throw ex.getCause();
-        }
-    }
 
     @Test
     void tablesInASchemaOfTheirOwnWorkAndTheScriptRunsTwiceWithoutHarm() throws Exception {

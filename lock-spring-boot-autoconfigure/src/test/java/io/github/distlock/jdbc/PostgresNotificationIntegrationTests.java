@@ -1,7 +1,5 @@
 package io.github.distlock.jdbc;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -18,6 +16,7 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distlock.FencedLock;
 import io.github.distlock.testsupport.BackgroundAcquirer;
+import io.github.distlock.testsupport.Delegation;
 import io.github.distlock.testsupport.FaultInjectionTest;
 import io.github.distlock.testsupport.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
@@ -139,7 +138,7 @@ class PostgresNotificationIntegrationTests {
         HikariDataSource pool = this.database.pool("no-listen");
         DataSource listenFails = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-                    Object answer = invoke(pool, method, args);
+                    Object answer = Delegation.invoke(pool, method, args);
                     return (answer instanceof Connection connection) ? withoutNotifications(connection) : answer;
                 });
         // Polls every minute and looks again when its own session would expire, in two: neither within the bound.
@@ -161,7 +160,7 @@ class PostgresNotificationIntegrationTests {
     private static Connection withoutNotifications(Connection connection) {
         return (Connection) Proxy.newProxyInstance(PostgresNotificationIntegrationTests.class.getClassLoader(),
                 new Class<?>[] { Connection.class }, (proxy, method, args) -> {
-                    Object answer = invoke(connection, method, args);
+                    Object answer = Delegation.invoke(connection, method, args);
                     if (!method.getName().equals("createStatement") || !(answer instanceof Statement statement)) {
                         return answer;
                     }
@@ -171,19 +170,11 @@ class PostgresNotificationIntegrationTests {
                                         && sql.startsWith("LISTEN")) {
                                     throw new SQLException("LISTEN is refused here");
                                 }
-                                return invoke(statement, call, callArgs);
+                                return Delegation.invoke(statement, call, callArgs);
                             });
                 });
     }
 
-    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        }
-        catch (InvocationTargetException ex) {
-            throw ex.getCause();
-        }
-    }
 
     private JdbcLockRegistry holder(DataSource pool) {
         return registry(JdbcLockRegistry.builder(pool).ownerIdentity("holder").leaseTtl(Duration.ofMinutes(2)));
