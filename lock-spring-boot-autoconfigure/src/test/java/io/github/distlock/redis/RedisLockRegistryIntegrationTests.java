@@ -236,12 +236,9 @@ class RedisLockRegistryIntegrationTests {
     @Test
     void aRemovalResentAfterAReconnectStillCountsAsARelease() throws Exception {
         this.outer = registry("resent:", "owner");
-        RedisLockStore store = new RedisLockStore(client, new RedisKeyspace("resent-store:"), TTL, Duration.ofSeconds(5),
-                "owner", "Redis", io.github.distlock.core.LockStatistics.recorder(), (entry, reason) -> {
-                });
+        RedisLockStore store = bareStore(client, "resent-store:");
         try {
-            RedisEntry entry = (RedisEntry) store.newEntry("k", Wait.timeout(LONG.toNanos(), true));
-            assertThat(entry.acquire(Wait.timeout(LONG.toNanos(), true), Wait.timeout(LONG.toNanos(), true))).isTrue();
+            RedisEntry entry = held(store);
             assertThat(entry.release()).isTrue();
             // What Lettuce sends again when the connection dropped before the answer arrived.
             Long again = raw.sync().evalsha(RedisScripts.REMOVE.sha(), io.lettuce.core.ScriptOutputType.INTEGER,
@@ -261,13 +258,9 @@ class RedisLockRegistryIntegrationTests {
     @Test
     void aWriteResentAfterItsEntryWasRemovedDoesNotBringItBack() throws Exception {
         this.outer = registry("resent-write:", "owner");
-        RedisLockStore store = new RedisLockStore(client, new RedisKeyspace("resent-write-store:"), TTL,
-                Duration.ofSeconds(5), "owner", "Redis", io.github.distlock.core.LockStatistics.recorder(),
-                (entry, reason) -> {
-                });
+        RedisLockStore store = bareStore(client, "resent-write-store:");
         try {
-            RedisEntry entry = (RedisEntry) store.newEntry("k", Wait.timeout(LONG.toNanos(), true));
-            assertThat(entry.acquire(Wait.timeout(LONG.toNanos(), true), Wait.timeout(LONG.toNanos(), true))).isTrue();
+            RedisEntry entry = held(store);
             assertThat(entry.release()).isTrue();
             List<Object> again = raw.sync().evalsha(RedisScripts.ENQUEUE.sha(), io.lettuce.core.ScriptOutputType.MULTI,
                     new String[] { entry.names().queue(), entry.names().counter(), entry.entryKey() }, entry.id,
@@ -294,14 +287,9 @@ class RedisLockRegistryIntegrationTests {
     void anEntryGivenUpWhileTheConnectionIsDownIsNotWaitedFor() throws Exception {
         try (TcpProxy proxy = TcpProxy.start(redis.uri().replace("redis://", "http://"))) {
             RedisClient proxied = RedisClient.create("redis://127.0.0.1:" + URI.create(proxy.endpoint()).getPort());
-            RedisLockStore store = new RedisLockStore(proxied, new RedisKeyspace("given-up-down:"), TTL,
-                    Duration.ofSeconds(5), "owner", "Redis", io.github.distlock.core.LockStatistics.recorder(),
-                    (entry, reason) -> {
-                    });
+            RedisLockStore store = bareStore(proxied, "given-up-down:");
             try {
-                RedisEntry entry = (RedisEntry) store.newEntry("k", Wait.timeout(LONG.toNanos(), true));
-                assertThat(entry.acquire(Wait.timeout(LONG.toNanos(), true), Wait.timeout(LONG.toNanos(), true)))
-                    .isTrue();
+                RedisEntry entry = held(store);
                 proxy.reset();
                 await().atMost(LONG)
                     .until(() -> !store.connected(Wait.timeout(LONG.toNanos(), false)).commands().isOpen());
@@ -315,6 +303,20 @@ class RedisLockRegistryIntegrationTests {
                 proxied.shutdown();
             }
         }
+    }
+
+    /** A store without a registry around it, for tests that drive entries and scripts by hand. */
+    private static RedisLockStore bareStore(RedisClient client, String namespace) {
+        return new RedisLockStore(client, new RedisKeyspace(namespace), TTL, Duration.ofSeconds(5), "owner", "Redis",
+                io.github.distlock.core.LockStatistics.recorder(), (entry, reason) -> {
+                });
+    }
+
+    /** An entry of key {@code k} that holds it. */
+    private static RedisEntry held(RedisLockStore store) throws Exception {
+        RedisEntry entry = (RedisEntry) store.newEntry("k", Wait.timeout(LONG.toNanos(), true));
+        assertThat(entry.acquire(Wait.timeout(LONG.toNanos(), true), Wait.timeout(LONG.toNanos(), true))).isTrue();
+        return entry;
     }
 
     @Test
