@@ -298,12 +298,25 @@ final class ZookeeperLockStore implements LockStore {
                 }
             }
             case LOST -> {
-                if (current != null) {
+                // Told late (Curator queues states): an acquisition may have started the next session on the
+                // reconnected client meanwhile. A session the client is connected on is not the one that ended.
+                if (current != null && !isConnectedOn(current)) {
                     loseSession(current, "ZooKeeper session " + current.describe() + " lost (expired)");
                 }
             }
             default -> {
             }
+        }
+    }
+
+    /** @return whether the client is connected, on {@code session} */
+    private boolean isConnectedOn(ZookeeperSession session) {
+        try {
+            return this.client.getZookeeperClient().isConnected()
+                    && this.client.getZookeeperClient().getZooKeeper().getSessionId() == session.id;
+        }
+        catch (Exception ex) {
+            return false;
         }
     }
 

@@ -3,8 +3,11 @@ package io.github.distlock.zookeeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -130,6 +133,57 @@ class ZookeeperLostAnswersIntegrationTests {
         }
     }
 
+    /**
+     * Curator tells connection states on one thread, late: an acquisition after an expiry may start
+     * the next session on the reconnected client before the expiry's LOST is told. That LOST ended
+     * the session before, not the one the acquisition holds on.
+     */
+    @Test
+    void aLostStateToldAfterTheNextSessionStartedDoesNotEndIt() throws Exception {
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        CountDownLatch stateHeldBack = new CountDownLatch(1);
+        CountDownLatch tellStates = new CountDownLatch(1);
+        Queue<ConnectionState> told = new ConcurrentLinkedQueue<>();
+        // Holds back the first state after the expiry (SUSPENDED), and with it every state behind it.
+        ConnectionStateListener holdBack = (curator, state) -> {
+            told.add(state);
+            stateHeldBack.countDown();
+            try {
+                tellStates.await();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/late-states")
+            .ownerIdentity("own").description(zookeeper.toString()).build()) {
+            own.connect().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            ZookeeperSession expired = own.zookeeper().session();
+            ownClient.getConnectionStateListenable().addListener(holdBack);
+            FencedLock lock = own.obtain("late-lost-" + UUID.randomUUID(), true);
+            try {
+                ZookeeperTestClients.expireSession(ownClient, zookeeper);
+                assertThat(stateHeldBack.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("a state told").isTrue();
+                // Connected again on a new session, its states not told yet.
+                assertThat(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("acquired").isTrue();
+                assertThat(own.zookeeper().session()).isNotSameAs(expired);
+            }
+            finally {
+                tellStates.countDown();
+            }
+            await().atMost(WAIT).until(() -> told.contains(ConnectionState.LOST)
+                    && List.copyOf(told).lastIndexOf(ConnectionState.RECONNECTED) > List.copyOf(told)
+                        .indexOf(ConnectionState.LOST));
+            assertThat(lock.isLockedByCurrentThread()).as("held once the states were told").isTrue();
+            assertThat(own.getStatistics().getHoldsLost()).as("holds lost").isZero();
+            lock.unlock();
+        }
+        finally {
+            ownClient.getConnectionStateListenable().removeListener(holdBack);
+            ownClient.close();
+        }
+    }
+
     @Test
     void aWaiterDeletesAnEntryOfItsRegistryThatNoAcquisitionAnswersFor() throws Exception {
         String key = "orphan-" + UUID.randomUUID();
@@ -172,7 +226,7 @@ class ZookeeperLostAnswersIntegrationTests {
         String key = "across-" + UUID.randomUUID();
         FencedLock lock = registry.obtain(key, true);
         CountDownLatch suspended = new CountDownLatch(1);
-        // Listeners run in order on one thread: the registry's ran before this one sees SUSPENDED.
+        // Told on Curator's one state thread, in no fixed order among listeners: the connection was lost.
         ConnectionStateListener listener = (curator, state) -> {
             if (state == ConnectionState.SUSPENDED) {
                 suspended.countDown();
