@@ -213,6 +213,11 @@ final class ZookeeperLockStore implements LockStore {
                 .forPath(this.keyspace.namespace())), bound, "Starting a session", KeeperException.Code.NONODE);
             contact(sentAt);
             this.session = started;
+            // Written before reading closed, as close() writes closed before reading the session: one sees the other.
+            if (this.closed) {
+                loseSession(started, "the lock registry was closed");
+                checkOpen();
+            }
             schedulePing(started);
             return started;
         }

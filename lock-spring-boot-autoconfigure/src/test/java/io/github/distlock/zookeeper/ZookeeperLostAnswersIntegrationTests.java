@@ -337,6 +337,53 @@ class ZookeeperLostAnswersIntegrationTests {
         assertThat(own.connect()).failsWithin(WAIT).withThrowableThat().withMessageContaining("closed");
     }
 
+    /**
+     * A close while an acquisition starts the registry's session: the session it starts ends with
+     * the close, so nothing of the closed registry stays in ZooKeeper on the client's live session.
+     */
+    @Test
+    void aSessionStartedWhileTheRegistryClosesEndsWithIt() throws Exception {
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        String key = "closing-" + UUID.randomUUID();
+        ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
+            .ownerIdentity("closing").requestTimeout(Duration.ofSeconds(30)).description(zookeeper.toString())
+            .build();
+        try {
+            FencedLock lock = own.obtain(key, true);
+            CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+            Thread acquirer = new Thread(() -> {
+                try {
+                    if (lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                        lock.unlock();
+                    }
+                    outcome.complete(null);
+                }
+                catch (Throwable ex) {
+                    outcome.complete(ex);
+                }
+            }, "acquiring-while-closing");
+            zookeeper.member(0).pause();
+            try {
+                acquirer.start();
+                // Past the check that the registry is open, waiting for the session's first answer.
+                await().atMost(WAIT).until(() -> threadsIn("liveSession").anyMatch("acquiring-while-closing"::equals));
+                own.close();
+            }
+            finally {
+                zookeeper.member(0).resume();
+            }
+            assertThat(outcome.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("the acquisition's outcome")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+            FencedLock peerLock = peer.obtain(key, true);
+            assertThat(peerLock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("the peer acquired").isTrue();
+            peerLock.unlock();
+        }
+        finally {
+            own.close();
+            ownClient.close();
+        }
+    }
+
     /** @return the names of the threads with a frame of a ZooKeeper store method named {@code method} */
     private static Stream<String> threadsIn(String method) {
         return Thread.getAllStackTraces().entrySet().stream()
