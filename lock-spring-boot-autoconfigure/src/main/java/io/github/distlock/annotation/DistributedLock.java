@@ -47,8 +47,11 @@ import java.lang.annotation.Target;
  * an unknown {@code #root} property, or any parameter name when the class was compiled without
  * {@code -parameters}), a malformed wait timeout or an unresolvable placeholder fail start-up with
  * a message naming the method.
+ *
+ * <p>It may also be put on an annotation of your own, which then locks the methods it is on (in
+ * the proxy mode, {@code distributed-lock.aop.mode=proxy}), with the attributes given there.
  */
-@Target(ElementType.METHOD)
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface DistributedLock {

@@ -1,5 +1,9 @@
 package io.github.distlock.aop;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Optional;
@@ -85,6 +89,14 @@ class LockOperationSourceTests {
         assertThat(this.source.hasOperations(SubJob.class)).isTrue();
         LockOperation operation = this.source.getOperation(method(SubJob.class, "run"), SubJob.class);
         assertThat(operation.methodKey()).isEqualTo(SubJob.class.getName() + ".run");
+    }
+
+    @Test
+    void findsTheAnnotationInAComposedAnnotation() {
+        assertThat(this.source.hasOperations(NightlyJobs.class)).isTrue();
+        LockOperation operation = this.source.getOperation(method(NightlyJobs.class, "report"), NightlyJobs.class);
+        assertThat(operation.keyExpression().getExpressionString()).isEqualTo("'nightly'");
+        assertThat(operation.onTimeout()).isEqualTo(OnTimeout.SKIP);
     }
 
     @Test
@@ -258,6 +270,21 @@ class LockOperationSourceTests {
         @Override
         public void run() {
         }
+    }
+
+    @Target(ElementType.METHOD)
+    @Retention(RetentionPolicy.RUNTIME)
+    @DistributedLock(key = "'nightly'", onTimeout = OnTimeout.SKIP)
+    @interface NightlyJob {
+
+    }
+
+    static class NightlyJobs {
+
+        @NightlyJob
+        void report() {
+        }
+
     }
 
     static class Plain {
