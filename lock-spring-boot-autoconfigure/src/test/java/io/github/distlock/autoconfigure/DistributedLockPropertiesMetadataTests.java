@@ -89,6 +89,18 @@ class DistributedLockPropertiesMetadataTests {
 
     @Test
     @SuppressWarnings("unchecked")
+    void theHealthIndicatorSwitchIsDescribedWithItsDefault() throws IOException {
+        Map<String, Object> property = ((List<Map<String, Object>>) metadata().get("properties")).stream()
+            .filter((candidate) -> "management.health.distributed-lock.enabled".equals(candidate.get("name")))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("management.health.distributed-lock.enabled is not in the metadata"));
+        assertThat(property.get("type")).isEqualTo("java.lang.Boolean");
+        assertThat((String) property.get("description")).startsWith("Whether").endsWith(".");
+        assertThat(String.valueOf(property.get("defaultValue"))).isEqualTo("true");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
     void everyStoreIsAHintOfTheStoreProperty() throws IOException {
         Map<String, Object> metadata = metadata();
         List<String> hinted = ((List<Map<String, Object>>) metadata.get("hints")).stream()
