@@ -2,6 +2,8 @@ package io.github.distlock.aop;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
@@ -13,6 +15,8 @@ import io.github.distlock.aop.LockMetrics.WaitOutcome;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -29,6 +33,8 @@ import org.springframework.util.Assert;
  */
 public final class DistributedLockInterceptor implements MethodInterceptor {
 
+    private static final Logger logger = LoggerFactory.getLogger(DistributedLockInterceptor.class);
+
     private final LockOperationSource operations;
 
     private final ObjectProvider<LockRegistry> registryProvider;
@@ -42,6 +48,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
     private volatile @Nullable LockRegistry registry;
 
     private volatile @Nullable LockMetrics metrics;
+
+    private final AtomicBoolean metricsFailureLogged = new AtomicBoolean();
 
     /**
      * Creates an interceptor.
@@ -126,7 +134,9 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                     "the thread was interrupted while waiting", ex);
         }
         finally {
-            metrics().waited(lock.getKey(), operation.fair(), outcome, System.nanoTime() - start);
+            long waited = System.nanoTime() - start;
+            WaitOutcome ended = outcome;
+            measure((metrics) -> metrics.waited(lock.getKey(), operation.fair(), ended, waited));
         }
     }
 
@@ -165,7 +175,9 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                 failure.addSuppressed(ex);
             }
         }
-        metrics().held(lock.getKey(), operation.fair(), ended, System.nanoTime() - heldSince);
+        long held = System.nanoTime() - heldSince;
+        HoldOutcome outcome = ended;
+        measure((metrics) -> metrics.held(lock.getKey(), operation.fair(), outcome, held));
         if (failure != null) {
             throw failure;
         }
@@ -193,6 +205,25 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         }
         this.registry = registry;
         return registry;
+    }
+
+    /**
+     * Records through the metrics, which must not change a call: one that throws (or cannot be
+     * created) is logged, at WARN the first time, and the call goes on with its lock and its result.
+     */
+    private void measure(Consumer<LockMetrics> recording) {
+        try {
+            recording.accept(metrics());
+        }
+        catch (RuntimeException ex) {
+            if (this.metricsFailureLogged.compareAndSet(false, true)) {
+                logger.warn("Recording @DistributedLock metrics failed; the locked calls go on without them (later "
+                        + "failures are logged at DEBUG)", ex);
+            }
+            else {
+                logger.debug("Recording @DistributedLock metrics failed", ex);
+            }
+        }
     }
 
     /**
