@@ -339,6 +339,11 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
             // The read saw the whole queue: the watch alone tells when every entry ahead is gone.
             this.monitor.endReadOfWholeQueue(older);
         }
+        else if (older.isEmpty()) {
+            // Only an answer adopting an earlier attempt's entry can be cut off before reaching it
+            // (entries were queued behind it meanwhile): read the entry just ahead of it alone.
+            return recheck(attempt);
+        }
         else {
             this.monitor.endRead(older.get(0));
         }

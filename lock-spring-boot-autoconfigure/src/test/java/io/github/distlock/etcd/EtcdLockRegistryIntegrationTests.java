@@ -506,26 +506,60 @@ class EtcdLockRegistryIntegrationTests {
 
     @Test
     void entryWrittenByAnAttemptWhoseAnswerWasLostIsAdoptedNotWrittenTwice() throws Exception {
+        KeyValue planted = plantTheNextEntryAsALostAnswerWouldLeaveIt();
+        FencedLock lock = this.registry.obtain(this.key);
+        assertThat(lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        List<KeyValue> entries = entries(this.key);
+        assertThat(entries).extracting(KeyValue::getKey).containsExactly(planted.getKey());
+        assertThat(entries.get(0).getVersion()).as("writes of the entry").isEqualTo(1);
+        assertThat(Fences.storeFence(lock.getFence())).as("store fence").isEqualTo(planted.getCreateRevision());
+        lock.unlock();
+        assertThat(entries(this.key)).isEmpty();
+    }
+
+    /**
+     * The answer to a later attempt reads the newest entries only: with more entries queued
+     * behind the adopted one than it reads, none of them is older, and the entry still holds.
+     */
+    @Test
+    void entryAdoptedBehindMoreNewerEntriesThanOneReadReturnsHolds() throws Exception {
+        KeyValue planted = plantTheNextEntryAsALostAnswerWouldLeaveIt();
+        long lease = this.rawClient.getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID();
+        try {
+            for (int behind = 0; behind < 20; behind++) {
+                this.rawClient.getKVClient()
+                    .put(EtcdKeyspace.entry(root(this.key), lease, behind), ByteSequence.from("peer/" + behind,
+                            StandardCharsets.UTF_8), PutOption.builder().withLeaseId(lease).build())
+                    .get(10, TimeUnit.SECONDS);
+            }
+            FencedLock lock = this.registry.obtain(this.key);
+            assertThat(lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            assertThat(Fences.storeFence(lock.getFence())).as("store fence").isEqualTo(planted.getCreateRevision());
+            lock.unlock();
+            assertThat(entries(this.key)).extracting(KeyValue::getKey).doesNotContain(planted.getKey()).hasSize(20);
+        }
+        finally {
+            this.rawClient.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Puts the entry that the registry's next acquisition of {@link #key} will write (the number
+     * its last entry used), under its session lease, as a first attempt would that etcd applied
+     * but whose answer never came back.
+     * @return the entry as put
+     */
+    private KeyValue plantTheNextEntryAsALostAnswerWouldLeaveIt() throws Exception {
         FencedLock warmUp = this.registry.obtain("warm-" + this.key);
         warmUp.lock();
         KeyValue warmEntry = entries("warm-" + this.key).get(0);
         warmUp.unlock();
-        // The next acquisition reuses that entry's number. Put its key first, under the session
-        // lease, as a first attempt would that etcd applied but whose answer never came back.
         String suffix = text(warmEntry.getKey()).substring(text(root("warm-" + this.key)).length());
         ByteSequence entryKey = root(this.key).concat(ByteSequence.from(suffix, StandardCharsets.UTF_8));
-        long writtenAt = this.rawClient.getKVClient()
+        this.rawClient.getKVClient()
             .put(entryKey, warmEntry.getValue(), PutOption.builder().withLeaseId(warmEntry.getLease()).build())
-            .get(10, TimeUnit.SECONDS).getHeader().getRevision();
-
-        FencedLock lock = this.registry.obtain(this.key);
-        assertThat(lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
-        List<KeyValue> entries = entries(this.key);
-        assertThat(entries).extracting(KeyValue::getKey).containsExactly(entryKey);
-        assertThat(entries.get(0).getVersion()).as("writes of the entry").isEqualTo(1);
-        assertThat(Fences.storeFence(lock.getFence())).as("store fence").isEqualTo(writtenAt);
-        lock.unlock();
-        assertThat(entries(this.key)).isEmpty();
+            .get(10, TimeUnit.SECONDS);
+        return entries(this.key).get(0);
     }
 
     @Test
