@@ -164,6 +164,15 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
         return etcd().sessions().liveLeaseId();
     }
 
+    /** Entries of this registry's sessions that own (or are writing, or releasing) a key. */
+    int registeredEntries() {
+        int count = 0;
+        for (QueueEntry entry : etcd().sessions().entries()) {
+            count++;
+        }
+        return count;
+    }
+
     /** Whether some thread is granting a session lease right now. */
     boolean sessionGrantInProgress() {
         return etcd().sessions().grantInProgress();

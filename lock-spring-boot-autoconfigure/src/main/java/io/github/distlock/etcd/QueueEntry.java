@@ -536,13 +536,24 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
      */
     @Override
     public boolean release() throws StoreUnavailableException {
-        if (!endHold()) {
+        boolean live = this.monitor.released();
+        this.store.dispatcher().unsubscribe(this.root, this);
+        if (!live) {
+            this.store.forget(this);
             // Reported lost already (its session's deadline passed, say): the unlock must say so too.
             this.store.cleanup().deleteUntilGone(this);
             return false;
         }
         try {
-            boolean deleted = releaseWithRetries();
+            boolean deleted;
+            try {
+                deleted = releaseWithRetries();
+            }
+            finally {
+                // Registered until its delete was answered: the ghost sweep deletes keys of the lease that no
+                // registered entry owns, and its delete landing first would make this release read as a loss.
+                this.store.forget(this);
+            }
             confirmedGone();
             if (!deleted && this.monitor.lostAtRelease(ENTRY_DELETED)) {
                 // Gone before the unlock, and not reported while held: report it now, once.
@@ -595,7 +606,8 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     }
 
     /**
-     * Our own release or discard starts: stops listening and leaves the session's entries.
+     * Our own discard starts: stops listening and leaves the session's entries (a release leaves
+     * them only once its delete was answered).
      * @return whether no loss was recorded before (see {@link EntryMonitor#released()})
      */
     private boolean endHold() {

@@ -3,6 +3,7 @@ package io.github.distlock.etcd;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -267,6 +268,50 @@ class EtcdLockRegistryIntegrationTests {
         assertThat(again.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
         assertThat(again.getFence()).isGreaterThan(fence);
         again.unlock();
+    }
+
+    /**
+     * A release owns its key until etcd answered its delete: the ghost sweep, which deletes the
+     * session lease's keys that no registered entry owns, must not take it first (the release's
+     * compare would fail and the hold read as lost).
+     */
+    @Test
+    void anEntryBeingReleasedStaysOwnedUntilItsDeleteIsAnswered() throws Exception {
+        try (Client ownClient = etcd.newClient();
+                EtcdLockRegistry own = newRegistry(ownClient, "releasing", Duration.ofSeconds(10))) {
+            FencedLock lock = own.obtain(this.key, true);
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Void> released = new CompletableFuture<>();
+            Thread holder = new Thread(() -> {
+                try {
+                    lock.lock();
+                    held.countDown();
+                    release.await();
+                    lock.unlock();
+                    released.complete(null);
+                }
+                catch (Throwable ex) {
+                    released.completeExceptionally(ex);
+                }
+            }, "releasing-holder");
+            holder.start();
+            assertThat(held.await(LONG.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(own.registeredEntries()).isEqualTo(1);
+            etcd.cluster().member(0).pause();
+            try {
+                release.countDown();
+                await().atMost(LONG).until(() -> Arrays.stream(holder.getStackTrace()).anyMatch(frame -> frame
+                    .getClassName().equals(QueueEntry.class.getName()) && frame.getMethodName().equals("releaseWithRetries")));
+                assertThat(own.registeredEntries()).as("entries owned while the release waits for etcd").isEqualTo(1);
+            }
+            finally {
+                etcd.cluster().member(0).resume();
+            }
+            assertThat(released).succeedsWithin(LONG);
+            assertThat(own.registeredEntries()).isZero();
+            assertThat(entries(this.key)).isEmpty();
+        }
     }
 
     @Test
