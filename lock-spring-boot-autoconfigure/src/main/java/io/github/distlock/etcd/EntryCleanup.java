@@ -186,7 +186,7 @@ final class EntryCleanup {
                 ? this.client.getLeaseClient()
                     .timeToLive(current.leaseId(), LeaseOption.builder().withAttachedKeys().build())
                     .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
-                    .thenAccept(lease -> deleteUnowned(lease.getKeys()))
+                    .thenAccept(lease -> deleteUnowned(lease.getKeys(), current.leaseId()))
                 : CompletableFuture.completedFuture(null);
         sweep.whenComplete((done, failure) -> {
             if (sweepWanted()) {
@@ -205,16 +205,20 @@ final class EntryCleanup {
         return !this.sessions.isClosed() && System.nanoTime() - this.sweepGhostsUntilNanos < 0;
     }
 
-    private void deleteUnowned(List<ByteSequence> leaseKeys) {
+    private void deleteUnowned(List<ByteSequence> storedKeys, long leaseId) {
         Set<ByteSequence> registered = new HashSet<>();
         for (QueueEntry entry : this.sessions.entries()) {
             registered.add(entry.key());
         }
-        for (ByteSequence key : leaseKeys) {
-            if (this.keyspace.rootOf(key) != null && !registered.contains(key)) {
+        for (ByteSequence storedKey : storedKeys) {
+            ByteSequence key = this.keyspace.entryKeyIn(storedKey);
+            if (key != null && !registered.contains(key)) {
                 this.client.getKVClient().get(key).thenAccept(found -> {
                     for (KeyValue kv : found.getKvs()) {
-                        deleteIfStillUnowned(kv);
+                        // Read as this client names keys: still under the session lease, so ours.
+                        if (kv.getLease() == leaseId) {
+                            deleteIfStillUnowned(kv);
+                        }
                     }
                 });
             }

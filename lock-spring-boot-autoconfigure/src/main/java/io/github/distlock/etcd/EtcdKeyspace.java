@@ -101,6 +101,22 @@ final class EtcdKeyspace {
         return null;
     }
 
+    /**
+     * The entry key of this namespace that a key as etcd stores it stands for, or {@code null}.
+     * Lease reads name a lease's keys as stored, with the client's own namespace (if it was built
+     * with one) in front, while KV reads name them without it; the namespace is not known here, so
+     * the first entry key found at the end of {@code storedKey} is taken.
+     */
+    @Nullable ByteSequence entryKeyIn(ByteSequence storedKey) {
+        for (int start = 0; start + this.locksPrefix.size() <= storedKey.size(); start++) {
+            ByteSequence candidate = (start == 0) ? storedKey : storedKey.substring(start);
+            if (candidate.startsWith(this.locksPrefix) && rootOf(candidate) != null) {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
     /** The lock key whose root is {@code root}: the inverse of {@link #root(String)}. */
     String lockKeyOf(ByteSequence root) {
         return unescape(text(root.substring(this.locksPrefix.size(), root.size() - 1)));

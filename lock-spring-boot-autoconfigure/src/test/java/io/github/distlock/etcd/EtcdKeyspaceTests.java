@@ -73,6 +73,17 @@ class EtcdKeyspaceTests {
         assertThat(this.keyspace.rootOf(EtcdKeyspace.bytes("/other/#a/b"))).isNull();
     }
 
+    @Test
+    void entryKeysAreFoundBehindAClientsNamespace() {
+        ByteSequence entry = EtcdKeyspace.entry(this.keyspace.root("42"), 0x694dL, 1);
+        assertThat(this.keyspace.entryKeyIn(entry)).isEqualTo(entry);
+        assertThat(this.keyspace.entryKeyIn(EtcdKeyspace.bytes("/app/").concat(entry))).isEqualTo(entry);
+        // A client namespace that is itself like a lock root: the entry key is what follows it.
+        assertThat(this.keyspace.entryKeyIn(EtcdKeyspace.bytes("/locks/#x/").concat(entry))).isEqualTo(entry);
+        assertThat(this.keyspace.entryKeyIn(EtcdKeyspace.bytes("/app/locks/#a/"))).isNull();
+        assertThat(this.keyspace.entryKeyIn(EtcdKeyspace.bytes("/app/other/#a/b"))).isNull();
+    }
+
     @ParameterizedTest
     @ValueSource(strings = { "/locks/#a", "/locks/#a//", "/locks/#a//x", "/locks/#a/x/", "/locks/#a/x/y/z",
             "/locks//#a/x", "/locks/#/", "/locks/#//" })

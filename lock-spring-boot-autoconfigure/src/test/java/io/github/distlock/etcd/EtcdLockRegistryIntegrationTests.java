@@ -630,6 +630,31 @@ class EtcdLockRegistryIntegrationTests {
         held.unlock();
     }
 
+    /** The sweep on a client with a namespace of its own: etcd names the lease's keys with it in front. */
+    @Test
+    void ghostsAreSweptAlsoThroughAClientWithANamespace() throws Exception {
+        ByteSequence clientNamespace = ByteSequence.from("/app-" + UUID.randomUUID() + "/", StandardCharsets.UTF_8);
+        try (Client namespaced = Client.builder().endpoints(etcd.clientEndpoints().toArray(String[]::new))
+            .namespace(clientNamespace).build();
+                EtcdLockRegistry own = newRegistry(namespaced, "namespaced", Duration.ofSeconds(10))) {
+            FencedLock held = own.obtain("held-" + this.key);
+            held.lock();
+            long lease = own.liveLeaseId();
+            ByteSequence ghost = EtcdKeyspace.entry(root(this.key), lease, Long.MAX_VALUE);
+            this.rawClient.getKVClient()
+                .put(clientNamespace.concat(ghost), ByteSequence.from("me/gone", StandardCharsets.UTF_8),
+                        PutOption.builder().withLeaseId(lease).build())
+                .get(10, TimeUnit.SECONDS);
+            own.sweepForGhosts();
+            await().atMost(LONG).until(() -> this.rawClient.getKVClient().get(clientNamespace.concat(ghost))
+                .get(10, TimeUnit.SECONDS).getKvs().isEmpty());
+            assertThat(held.isLockedByCurrentThread()).isTrue();
+            assertThat(this.rawClient.getKVClient().get(clientNamespace.concat(root("held-" + this.key)),
+                    GetOption.builder().isPrefix(true).build()).get(10, TimeUnit.SECONDS).getKvs()).hasSize(1);
+            held.unlock();
+        }
+    }
+
     private long currentRevision() throws Exception {
         return this.rawClient.getKVClient().get(ByteSequence.from("/", StandardCharsets.UTF_8))
             .get(10, TimeUnit.SECONDS).getHeader().getRevision();
