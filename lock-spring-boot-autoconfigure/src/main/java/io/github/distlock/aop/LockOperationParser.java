@@ -30,10 +30,14 @@ import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.Assign;
 import org.springframework.expression.spel.ast.CompoundExpression;
 import org.springframework.expression.spel.ast.FunctionReference;
+import org.springframework.expression.spel.ast.Indexer;
+import org.springframework.expression.spel.ast.InlineMap;
 import org.springframework.expression.spel.ast.MethodReference;
 import org.springframework.expression.spel.ast.OpDec;
 import org.springframework.expression.spel.ast.OpInc;
+import org.springframework.expression.spel.ast.Projection;
 import org.springframework.expression.spel.ast.PropertyOrFieldReference;
+import org.springframework.expression.spel.ast.Selection;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -89,7 +93,7 @@ final class LockOperationParser {
         checkReturnType(method, annotation, description);
         Expression keyExpression = parseKey(annotation.key(), description);
         if (keyExpression instanceof SpelExpression spel) {
-            checkKeyVariables(method, spel.getAST(), annotation.key(), description);
+            checkKeyVariables(method, spel.getAST(), true, false, annotation.key(), description);
         }
         Duration waitTimeout = parseWaitTimeout(annotation.waitTimeout(), description);
         String methodKey = method.getDeclaringClass().getName() + "." + method.getName();
@@ -139,9 +143,16 @@ final class LockOperationParser {
 
     /**
      * An unknown variable evaluates to {@code null} rather than failing, so a typo or missing
-     * parameter names would otherwise give every call the same key, and one lock for all.
+     * parameter names would otherwise give every call the same key, and one lock for all. A name
+     * without {@code #} where the expression reads its context object (its head, a method
+     * argument, an index) is a property of {@code #root}, which only has a few: a forgotten
+     * {@code #} or an unquoted constant would otherwise fail every call.
+     * @param onRoot whether {@code node} is read from the context object, not from the node before it
+     * @param inElements whether {@code node} is inside a selection or projection, whose context
+     * object is each element
      */
-    private void checkKeyVariables(Method method, SpelNode node, String key, String description) {
+    private void checkKeyVariables(Method method, SpelNode node, boolean onRoot, boolean inElements, String key,
+            String description) {
         if (node instanceof Assign || node instanceof OpInc || node instanceof OpDec) {
             throw invalid(description, "key '" + key + "' assigns to " + node.getChild(0).toStringAST()
                     + ": a lock key must not set variables or change state");
@@ -157,9 +168,44 @@ final class LockOperationParser {
         if (node instanceof CompoundExpression && node.getChildCount() > 1 && isRoot(node.getChild(0))) {
             checkRootMember(node.getChild(1), key, description);
         }
-        for (int i = 0; i < node.getChildCount(); i++) {
-            checkKeyVariables(method, node.getChild(i), key, description);
+        if (onRoot && !inElements) {
+            checkBareName(method, node, key, description);
         }
+        boolean childrenInElements = inElements || node instanceof Selection || node instanceof Projection;
+        for (int i = 0; i < node.getChildCount(); i++) {
+            // After the head of a.b.c, each part reads the value before it; a bare name as a map's
+            // index (#m[name]) or an inline map's key ({name: 1}) is text.
+            boolean childOnRoot = !(node instanceof CompoundExpression && i > 0) && !(node instanceof Indexer)
+                    && !(node instanceof InlineMap && i % 2 == 0);
+            checkKeyVariables(method, node.getChild(i), childOnRoot, childrenInElements, key, description);
+        }
+    }
+
+    private void checkBareName(Method method, SpelNode node, String key, String description) {
+        String name;
+        boolean known;
+        if (node instanceof PropertyOrFieldReference property) {
+            name = property.getName();
+            known = ROOT_PROPERTIES.contains(StringUtils.uncapitalize(name));
+        }
+        else if (node instanceof MethodReference call) {
+            name = call.getName();
+            known = ROOT_METHODS.contains(name);
+        }
+        else {
+            return;
+        }
+        if (known) {
+            return;
+        }
+        @Nullable String @Nullable [] names = this.parameterNames.getParameterNames(method);
+        boolean parameter = names != null && Arrays.asList(names).contains(name);
+        // A key of bare words and signs (nightly-report) is most likely meant as constant text.
+        String constant = key.matches("[^'\"#@()]*") ? key.strip() : name;
+        throw invalid(description, "key '" + key + "' references " + name + ((node instanceof MethodReference)
+                ? "()" : "") + " without '#', which SpEL reads from #root, and #root has only " + ROOT_PROPERTY_LIST
+                + ((parameter) ? ": write the parameter as #" + name
+                        : ": write a parameter as #name, and constant text in quotes ('" + constant + "')"));
     }
 
     private void checkVariable(Method method, String name, String key, String description) {

@@ -80,6 +80,34 @@ class LockKeyVariablesTests {
     }
 
     @Test
+    void rejectsAParameterWrittenWithoutItsHash() {
+        String method = MissingHash.class.getName() + ".ship(String)";
+        assertThatIllegalStateException().isThrownBy(() -> this.source.hasOperations(MissingHash.class))
+            .withMessage("Invalid @DistributedLock on " + method + ": key ''order:' + orderId' references orderId "
+                    + "without '#', which SpEL reads from #root, and #root has only args, method, methodName, target "
+                    + "and targetClass: write the parameter as #orderId");
+    }
+
+    @Test
+    void rejectsConstantTextWithoutQuotes() {
+        assertThatIllegalStateException().isThrownBy(() -> this.source.hasOperations(UnquotedConstant.class))
+            .withMessageContaining("key 'nightly-report' references nightly without '#'")
+            .withMessageContaining("constant text in quotes ('nightly-report')");
+        assertThatIllegalStateException().isThrownBy(() -> this.source.hasOperations(BareMethodCall.class))
+            .withMessageContaining("key '#id + describe()' references describe() without '#'");
+    }
+
+    @Test
+    void acceptsBareRootPropertiesElementNamesAndMapIndexes() {
+        assertThat(this.source.hasOperations(BareNamesThatAreFine.class)).isTrue();
+        Method method = ReflectionUtils.findMethod(BareNamesThatAreFine.class, "run", List.class, Map.class);
+        LockOperation operation = this.source.getOperation(method, BareNamesThatAreFine.class);
+        assertThat(this.keys.resolve(operation, new BareNamesThatAreFine(), BareNamesThatAreFine.class,
+                new Object[] { List.of("a", "", "b"), Map.of("tenant", "t-1") }))
+            .isEqualTo("run:2:t-1:v");
+    }
+
+    @Test
     void acceptsEveryPropertyOfTheRoot() {
         List<String> getters = Arrays.stream(LockExpressionRoot.class.getDeclaredMethods())
             .filter((method) -> Modifier.isPublic(method.getModifiers()) && method.getName().startsWith("get"))
@@ -250,6 +278,35 @@ class LockKeyVariablesTests {
 
         @DistributedLock(key = "#seen = #id")
         public void run(String id) {
+        }
+    }
+
+    static class MissingHash {
+
+        @DistributedLock(key = "'order:' + orderId")
+        public void ship(String orderId) {
+        }
+    }
+
+    static class UnquotedConstant {
+
+        @DistributedLock(key = "nightly-report")
+        public void run() {
+        }
+    }
+
+    static class BareMethodCall {
+
+        @DistributedLock(key = "#id + describe()")
+        public void run(String id) {
+        }
+    }
+
+    static class BareNamesThatAreFine {
+
+        @DistributedLock(key = "methodName + ':' + #tags.?[length() > 0].size() + ':' + #labels[tenant] + ':' "
+                + "+ {k: 'v'}[k]")
+        public void run(List<String> tags, Map<String, String> labels) {
         }
     }
 
