@@ -372,7 +372,9 @@ public class DistributedLockProperties {
         }
 
         public void setEndpoints(List<String> endpoints) {
-            EtcdEndpoints.parse(endpoints);
+            if (!EtcdEndpoints.seemToCarryCredentials(endpoints)) {
+                EtcdEndpoints.parse(endpoints);
+            }
             this.endpoints = endpoints;
         }
 

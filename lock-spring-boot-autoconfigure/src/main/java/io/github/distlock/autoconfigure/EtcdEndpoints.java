@@ -44,6 +44,19 @@ final class EtcdEndpoints {
     }
 
     /**
+     * Returns whether an endpoint seems to carry credentials ({@code //user:password@host}).
+     * Such a value is not checked while properties are bound: Spring Boot's report of a failed
+     * binding prints the value as given. It is checked when the client is built, whose failure
+     * prints only this class's redacted message.
+     * @param endpoints the configured URLs
+     * @return whether one of them has something before an {@code @} after its {@code //}
+     */
+    static boolean seemToCarryCredentials(List<String> endpoints) {
+        return endpoints != null && endpoints.stream().anyMatch((endpoint) -> endpoint != null
+                && USER_INFO.matcher(endpoint).find());
+    }
+
+    /**
      * Checks endpoint URLs that an {@link EtcdConnectionDetails} gave.
      * @param endpoints the URLs
      * @param source what gave them, for messages
