@@ -179,6 +179,14 @@ final class KeyState {
     /** The earliest scheduled check of {@link #kept} that has not fired yet, if any. */
     final AtomicReference<@Nullable ReleaseTimer> releaseTimer = new AtomicReference<>();
 
+    /**
+     * Since when ({@link System#nanoTime()}) this process's acquisitions of the key have found the
+     * store failing, or 0 once one got an answer. Unfair acquirers pass the gate one at a time: a
+     * thread behind one that failed for a request timeout counts that time as failing too, so an
+     * untimed acquisition gives up after one request timeout however many threads are ahead.
+     */
+    volatile long storeFailingSince;
+
     int users;
 
     KeyState(String key) {

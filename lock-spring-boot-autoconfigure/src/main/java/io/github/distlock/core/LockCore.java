@@ -194,7 +194,9 @@ public final class LockCore implements HoldLossListener {
      */
     private @Nullable StoreEntry acquireFromStore(KeyState state, Wait wait, CoreFencedLock lock, long start)
             throws InterruptedException {
-        long failingSince = 0;
+        // Failing since before this thread came counts from when it came: its own wait is what is bounded.
+        long failingBefore = state.storeFailingSince;
+        long failingSince = (failingBefore == 0) ? 0 : (failingBefore - start > 0) ? failingBefore : start;
         // The latest failure in which the store said why (a missing table, refused credentials):
         // a last attempt cut short by the deadline often says only that no answer came in time.
         StoreUnavailableException lastReason = null;
@@ -205,7 +207,9 @@ public final class LockCore implements HoldLossListener {
             StoreEntry entry = null;
             try {
                 entry = this.store.newEntry(state.key, attempt);
-                if (acquireTracked(state, entry, wait, attempt)) {
+                boolean owned = acquireTracked(state, entry, wait, attempt);
+                state.storeFailingSince = 0;
+                if (owned) {
                     return entry;
                 }
                 lock.missed(entry.ahead());
@@ -220,11 +224,13 @@ public final class LockCore implements HoldLossListener {
                     // The store answered (the entry was deleted): a later failure starts a new request timeout.
                     failingSince = 0;
                     lastReason = null;
+                    state.storeFailingSince = 0;
                 }
                 else {
                     // A lost session is the store failing, even when a new session starts each time (a
                     // session can die right after a slow start): untimed waits still give up after the request timeout.
                     failingSince = (failingSince == 0) ? System.nanoTime() : failingSince;
+                    failingAt(state, failingSince);
                     if (givenUp(wait, failingSince)) {
                         throw failure(state.key, start, entry, this.store.describe() + " keeps losing the session: "
                                 + ex.getMessage(), ex);
@@ -233,6 +239,7 @@ public final class LockCore implements HoldLossListener {
             }
             catch (StoreUnavailableException ex) {
                 failingSince = (failingSince == 0) ? attemptStart : failingSince;
+                failingAt(state, failingSince);
                 if (givesReason(ex)) {
                     lastReason = ex;
                 }
@@ -253,6 +260,13 @@ public final class LockCore implements HoldLossListener {
                 lock.missed((entry != null) ? entry.ahead() : null);
                 return null;
             }
+        }
+    }
+
+    /** Records that the store has failed for the key since {@code since}, unless an earlier failure is recorded. */
+    private static void failingAt(KeyState state, long since) {
+        if (state.storeFailingSince == 0) {
+            state.storeFailingSince = since;
         }
     }
 

@@ -1,0 +1,116 @@
+package io.github.distlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distlock.FencedLock;
+import io.github.distlock.LocalHandoff;
+import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
+import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Untimed acquisitions while the store fails: each gives up once the store has failed for one
+ * request timeout during its wait, also behind other threads of the process at the key's gate.
+ * A store that fails every call stands for one that is down; every store's own failures are
+ * tested against its real server.
+ */
+class LockCoreStoreFailureTests {
+
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
+
+    private static final int THREADS = 6;
+
+    @Test
+    void untimedUnfairAcquisitionsBehindEachOtherGiveUpAfterOneRequestTimeout() throws Exception {
+        LockCore core = new LockCore(new DownStore(), LockStatistics.recorder(), "test-process", LocalHandoff.DEFAULT);
+        long start = System.nanoTime();
+        List<CompletableFuture<Duration>> failures = new ArrayList<>();
+        for (int i = 0; i < THREADS; i++) {
+            FencedLock lock = core.obtain("sku", false);
+            failures.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    lock.lock();
+                    lock.unlock();
+                    throw new AssertionError("acquired on a store that is down");
+                }
+                catch (LockAcquisitionException ex) {
+                    assertThat(ex).hasMessageContaining("store down (test)");
+                    return Duration.ofNanos(System.nanoTime() - start);
+                }
+            }, runnable -> new Thread(runnable).start()));
+        }
+        for (CompletableFuture<Duration> failure : failures) {
+            // One after another, each failing for a request timeout of its own, the last gave up after six.
+            assertThat(failure.get(30, TimeUnit.SECONDS)).isLessThan(REQUEST_TIMEOUT.multipliedBy(3));
+        }
+    }
+
+    /** Fails every call at once, as a store that refuses connections does. */
+    private static final class DownStore implements LockStore {
+
+        @Override
+        public StoreEntry newEntry(String key, Wait attempt) throws StoreUnavailableException {
+            throw new StoreUnavailableException("store down (test)", null);
+        }
+
+        @Override
+        public LockSnapshot read(String key, int maxEntries, boolean withLeases) {
+            throw new UnsupportedOperationException("not read by these tests");
+        }
+
+        @Override
+        public NamespaceSnapshot readAll(int maxEntries) {
+            throw new UnsupportedOperationException("not read by these tests");
+        }
+
+        @Override
+        public CompletableFuture<Void> connect() {
+            return CompletableFuture.failedFuture(new StoreUnavailableException("store down (test)", null));
+        }
+
+        @Override
+        public String namespace() {
+            return "down";
+        }
+
+        @Override
+        public long requestTimeoutNanos() {
+            return REQUEST_TIMEOUT.toNanos();
+        }
+
+        @Override
+        public boolean isSessionAlive() {
+            return false;
+        }
+
+        @Override
+        public @Nullable Duration sessionRenewalAge() {
+            return null;
+        }
+
+        @Override
+        public String describe() {
+            return "down store";
+        }
+
+        @Override
+        public void checkOpen() {
+        }
+
+        @Override
+        public boolean isClosed() {
+            return false;
+        }
+    }
+}
