@@ -127,6 +127,30 @@ public abstract class AbstractLocalHandoffIntegrationTests {
     }
 
     /**
+     * The cost of lingering is for other processes: a fair try-once of the same process finds no
+     * thread holding the key and takes it, after giving its own lingering entry back.
+     */
+    @Test
+    void aFairTryOnceOfTheSameProcessGivesItsLingeringEntryBackAndTakesTheKey() throws Exception {
+        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        lockUntilLingering(registry, this.key);
+        FencedLock unfair = registry.obtain(this.key);
+        unfair.lock();
+        long lingeringFence = unfair.getFence();
+        unfair.unlock();
+        FencedLock fair = registry.obtain(this.key, true);
+        assertThat(fair.isLocked()).as("locked while lingering, for this process").isFalse();
+        assertThat(fair.tryLock()).as("fair try-once").isTrue();
+        try {
+            assertThat(Fences.storeFence(fair.getFence())).isGreaterThan(Fences.storeFence(lingeringFence));
+        }
+        finally {
+            fair.unlock();
+        }
+        await().atMost(LONG).until(() -> entries(this.key).isEmpty());
+    }
+
+    /**
      * The peer queues while another process holds; the entry that takes the key next, with the
      * peer already behind it, does not linger in its way.
      */

@@ -260,13 +260,7 @@ final class LocalHandoffs {
                 arm(state, kept.keptUntil);
                 return;
             }
-            // Ended before the release, so that a loss the release finds is not reported as a lost hold.
-            kept.end();
-            if (kept.entry.lostReason() != null) {
-                droppedWithoutHolder(kept);
-            }
-            releaseToStore(kept.entry);
-            state.kept = null;
+            giveBack(state, kept);
             released = kept;
         }
         finally {
@@ -275,6 +269,46 @@ final class LocalHandoffs {
                 this.releaseState.accept(state);
             }
         }
+    }
+
+    /**
+     * A fair acquisition found the process's entry of the key lingering: gives it back to the
+     * store first, so that the fair entry does not queue behind it (a try without waiting would
+     * fail on a key that no thread holds). An entry kept for a thread waiting at the gate stays
+     * for that thread, as fair entries of other processes queue behind it too.
+     */
+    void giveBackLingering(KeyState state) {
+        KeyState.Tenure seen = state.kept;
+        if (seen == null || !seen.lingering || !state.unfairGate.tryLock()) {
+            return;
+        }
+        boolean released = false;
+        try {
+            KeyState.Tenure kept = state.kept;
+            if (kept != null && kept.lingering) {
+                giveBack(state, kept);
+                released = true;
+            }
+        }
+        finally {
+            state.unfairGate.unlock();
+            if (released) {
+                this.releaseState.accept(state);
+            }
+        }
+    }
+
+    /** Releases the kept entry to the store. Called under the unfair gate. */
+    private void giveBack(KeyState state, KeyState.Tenure kept) {
+        // Ended before the release, so that a loss the release finds is not reported as a lost hold.
+        kept.end();
+        releaseToStore(kept.entry);
+        // Looked at after the release: the entry has ended, so its lost reason is final. A loss set
+        // during the release is reported after it, perhaps once the key's state is gone.
+        if (kept.entry.lostReason() != null) {
+            droppedWithoutHolder(kept);
+        }
+        state.kept = null;
     }
 
     /**

@@ -132,6 +132,9 @@ public final class LockCore implements HoldLossListener {
                 lock.missed(localHolderOrAhead(state, current));
                 return false;
             }
+            if (lock.isFair()) {
+                this.handoffs.giveBackLingering(state);
+            }
             try {
                 KeyState.Hold passed = passedGate ? this.handoffs.take(state) : null;
                 if (passed != null) {

@@ -99,6 +99,25 @@ class LocalHandoffRaceTests {
         assertThat(this.statistics.statistics().getHoldsLost()).as("holds lost").isEqualTo(unlocksReportingLoss);
     }
 
+    /**
+     * The store finds a lingering entry lost while the timer gives it back (after the timer's last
+     * look at it), and reports that once the key's state is gone: no thread held it, no hold was lost.
+     */
+    @Test
+    void aKeptEntryLostWhileItIsGivenBackIsNotReportedAsALostHold() throws Exception {
+        LockCore core = core(new LocalHandoff(Duration.ofMinutes(1), Duration.ofMillis(20)));
+        FencedLock lock = core.obtain("sku", false);
+        lock.lock();
+        ScriptedEntry entry = this.store.entries.get(0);
+        entry.onRelease(() -> entry.setLostReason("lease expired"));
+        lock.unlock();
+        assertThat(entry.released.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("given back").isTrue();
+        await().atMost(BOUND).until(() -> core.activeKeys().isEmpty());
+        // The store's report, late.
+        core.holdLost(entry, "lease expired");
+        assertThat(this.statistics.statistics().getHoldsLost()).as("holds lost").isZero();
+    }
+
     /** A loss while a thread holds the kept entry is a lost hold: reported once, and its unlock says so. */
     @Test
     void aLossWhileAThreadHoldsTheKeptEntryIsReportedOnce() {
@@ -296,6 +315,8 @@ class LocalHandoffRaceTests {
 
         private final AtomicReference<@Nullable Runnable> onNextLostReasonRead = new AtomicReference<>();
 
+        private final AtomicReference<@Nullable Runnable> onRelease = new AtomicReference<>();
+
         private volatile @Nullable String lostReason;
 
         private volatile boolean holding;
@@ -307,6 +328,15 @@ class LocalHandoffRaceTests {
 
         void onNextLostReasonRead(Runnable action) {
             this.onNextLostReasonRead.set(action);
+        }
+
+        void onRelease(Runnable action) {
+            this.onRelease.set(action);
+        }
+
+        /** As a store does in its own thread, up to the point just before it reports the loss. */
+        void setLostReason(String reason) {
+            this.lostReason = reason;
         }
 
         /** As a store does: the reason first, then the listener. */
@@ -357,6 +387,10 @@ class LocalHandoffRaceTests {
 
         @Override
         public boolean release() {
+            Runnable action = this.onRelease.getAndSet(null);
+            if (action != null) {
+                action.run();
+            }
             this.holding = false;
             this.released.countDown();
             return this.lostReason == null;
