@@ -25,7 +25,10 @@ import org.jspecify.annotations.Nullable;
  * be reached: timed ones once their timeout has passed (a timed {@code tryLock} that simply did
  * not get the lock returns {@code false}), {@link #lock()} and {@link #lockInterruptibly()} once
  * the backend has been failing for longer than its request timeout. None of them blocks past its
- * timeout. {@link #tryLock()} takes the lock only if it is free, whatever the fairness.
+ * timeout, with one floor: the store's calls of an attempt get at least one second (or the request
+ * timeout, if shorter), so that a round trip can complete and a cold client connect; a try-once
+ * or a timeout under a second against a backend that does not answer returns or throws after
+ * about that long. {@link #tryLock()} takes the lock only if it is free, whatever the fairness.
  * {@link #newCondition()} is not supported.
  *
  * <p>After a hold is lost, {@link #getHoldCount()} still counts it and {@link #getFence()} still
