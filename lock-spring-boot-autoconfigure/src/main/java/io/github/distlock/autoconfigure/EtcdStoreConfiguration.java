@@ -12,6 +12,8 @@ import io.github.distlock.autoconfigure.DistributedLockProperties.Store;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -32,6 +34,13 @@ class EtcdStoreConfiguration {
 
     private static final Log logger = LogFactory.getLog(EtcdStoreConfiguration.class);
 
+    /**
+     * The client this configuration built, if it built one: only then are the endpoints it
+     * connects to those of the connection details (an application's own {@code Client} bean
+     * connects wherever it was built for).
+     */
+    private volatile @Nullable Client builtClient;
+
     @Bean
     @ConditionalOnMissingBean(EtcdConnectionDetails.class)
     PropertiesEtcdConnectionDetails etcdConnectionDetails(DistributedLockProperties properties) {
@@ -41,23 +50,29 @@ class EtcdStoreConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     Client etcdClient(EtcdConnectionDetails connectionDetails, DistributedLockProperties properties) {
-        return EtcdClientFactory.create(connectionDetails, properties.getEtcd());
+        Client client = EtcdClientFactory.create(connectionDetails, properties.getEtcd());
+        this.builtClient = client;
+        return client;
     }
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockRegistry.class)
-    EtcdLockRegistry distributedLockRegistry(Client etcdClient, EtcdConnectionDetails connectionDetails,
+    EtcdLockRegistry distributedLockRegistry(Client etcdClient, ObjectProvider<EtcdConnectionDetails> connectionDetails,
             DistributedLockProperties properties, Environment environment) {
         Etcd etcd = properties.getEtcd();
-        List<String> endpoints = EtcdClientFactory.endpoints(connectionDetails);
-        EtcdLockRegistry registry = EtcdLockRegistry.builder(etcdClient)
+        // Messages name the endpoints only where they are known to be the client's.
+        List<String> endpoints = (etcdClient == this.builtClient)
+                ? EtcdClientFactory.endpoints(connectionDetails.getObject()) : List.of();
+        EtcdLockRegistry.Builder builder = EtcdLockRegistry.builder(etcdClient)
             .namespace(etcd.getNamespace())
             .leaseTtl(etcd.getLeaseTtl())
             .requestTimeout(etcd.getRequestTimeout())
-            .endpoints(endpoints)
             .ownerIdentity(OwnerIdentity.resolve(properties, environment))
-            .localHandoff(properties.getLocalHandoff().toLocalHandoff())
-            .build();
+            .localHandoff(properties.getLocalHandoff().toLocalHandoff());
+        if (!endpoints.isEmpty()) {
+            builder.endpoints(endpoints);
+        }
+        EtcdLockRegistry registry = builder.build();
         if (etcd.isFailFast()) {
             awaitConnected(registry, etcd, endpoints);
             return registry;

@@ -17,6 +17,7 @@ import io.github.distlock.etcd.EtcdLockRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -119,6 +120,23 @@ class DistributedLockAutoConfigurationTests {
             assertThat(context).hasSingleBean(Client.class).hasSingleBean(EtcdLockRegistry.class);
             assertThat(context.getBean(Client.class)).isSameAs(context.getBean(OwnClient.class).client);
         });
+    }
+
+    /** The properties' endpoints (here the default) are not where the application's own client connects. */
+    @Test
+    void failFastOnTheApplicationsClientNamesThatClientNotThePropertiesEndpoints() {
+        this.contextRunner.withUserConfiguration(UnreachableOwnClient.class)
+            .withPropertyValues("distributed-lock.etcd.fail-fast=true", "distributed-lock.etcd.request-timeout=1s")
+            .run((context) -> assertThat(context).getFailure()
+                .hasStackTraceContaining("etcd (through the application's io.etcd.jetcd.Client bean) could not be "
+                        + "reached at start-up")
+                .satisfies((failure) -> {
+                    assertThat(stackTrace(failure)).doesNotContain("127.0.0.1:2379");
+                    EtcdUnreachableException unreachable = findCause(failure, EtcdUnreachableException.class);
+                    FailureAnalysis analysis = new EtcdUnreachableFailureAnalyzer().analyze(failure, unreachable);
+                    assertThat(analysis.getAction()).contains("where the application's etcd Client bean connects")
+                        .doesNotContain("distributed-lock.etcd.endpoints");
+                }));
     }
 
     @Test
@@ -333,6 +351,16 @@ class DistributedLockAutoConfigurationTests {
     }
 
     @Configuration(proxyBeanMethods = false)
+    static class UnreachableOwnClient {
+
+        @Bean(destroyMethod = "close")
+        Client myClient() {
+            // Port 1: nothing listens there.
+            return Client.builder().endpoints("http://127.0.0.1:1").build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
     static class LockedService {
 
         @Bean
@@ -374,5 +402,14 @@ class DistributedLockAutoConfigurationTests {
         @DistributedLock(waitTimeout = "${jobs.timeout}")
         public void run() {
         }
+    }
+
+    private static <T extends Throwable> T findCause(Throwable failure, Class<T> type) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (type.isInstance(cause)) {
+                return type.cast(cause);
+            }
+        }
+        throw new AssertionError("no " + type.getSimpleName() + " in " + failure);
     }
 }
