@@ -13,10 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockLostException;
-import io.github.distlock.LockSnapshot;
-import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.store.HoldLossListener;
-import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -229,13 +226,17 @@ class LocalHandoffRaceTests {
     }
 
     /** Every entry gets the key at once; the test decides when the store sees it closed. */
-    static final class ScriptedStore implements LockStore {
+    static final class ScriptedStore extends StubLockStore {
 
         final List<ScriptedEntry> entries = new CopyOnWriteArrayList<>();
 
         final AtomicLong nextFence = new AtomicLong(1);
 
         private final AtomicReference<@Nullable Runnable> onNextIsClosed = new AtomicReference<>();
+
+        ScriptedStore() {
+            super("scripted", BOUND);
+        }
 
         void onNextIsClosed(Runnable action) {
             this.onNextIsClosed.set(action);
@@ -246,50 +247,6 @@ class LocalHandoffRaceTests {
             ScriptedEntry entry = new ScriptedEntry(key, this.nextFence.getAndIncrement());
             this.entries.add(entry);
             return entry;
-        }
-
-        @Override
-        public LockSnapshot read(String key, int maxEntries, boolean withLeases) {
-            throw new UnsupportedOperationException("not read by these tests");
-        }
-
-        @Override
-        public NamespaceSnapshot readAll(int maxEntries) {
-            throw new UnsupportedOperationException("not read by these tests");
-        }
-
-        @Override
-        public CompletableFuture<Void> connect() {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public String namespace() {
-            return "scripted";
-        }
-
-        @Override
-        public long requestTimeoutNanos() {
-            return BOUND.toNanos();
-        }
-
-        @Override
-        public boolean isSessionAlive() {
-            return true;
-        }
-
-        @Override
-        public @Nullable Duration sessionRenewalAge() {
-            return null;
-        }
-
-        @Override
-        public String describe() {
-            return "scripted store";
-        }
-
-        @Override
-        public void checkOpen() {
         }
 
         @Override

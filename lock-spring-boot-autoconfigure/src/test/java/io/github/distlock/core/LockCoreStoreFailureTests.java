@@ -9,12 +9,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockAcquisitionException;
-import io.github.distlock.LockSnapshot;
-import io.github.distlock.NamespaceSnapshot;
-import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,7 +53,11 @@ class LockCoreStoreFailureTests {
     }
 
     /** Fails every call at once, as a store that refuses connections does. */
-    private static final class DownStore implements LockStore {
+    private static final class DownStore extends StubLockStore {
+
+        DownStore() {
+            super("down", REQUEST_TIMEOUT);
+        }
 
         @Override
         public StoreEntry newEntry(String key, Wait attempt) throws StoreUnavailableException {
@@ -65,51 +65,7 @@ class LockCoreStoreFailureTests {
         }
 
         @Override
-        public LockSnapshot read(String key, int maxEntries, boolean withLeases) {
-            throw new UnsupportedOperationException("not read by these tests");
-        }
-
-        @Override
-        public NamespaceSnapshot readAll(int maxEntries) {
-            throw new UnsupportedOperationException("not read by these tests");
-        }
-
-        @Override
-        public CompletableFuture<Void> connect() {
-            return CompletableFuture.failedFuture(new StoreUnavailableException("store down (test)", null));
-        }
-
-        @Override
-        public String namespace() {
-            return "down";
-        }
-
-        @Override
-        public long requestTimeoutNanos() {
-            return REQUEST_TIMEOUT.toNanos();
-        }
-
-        @Override
         public boolean isSessionAlive() {
-            return false;
-        }
-
-        @Override
-        public @Nullable Duration sessionRenewalAge() {
-            return null;
-        }
-
-        @Override
-        public String describe() {
-            return "down store";
-        }
-
-        @Override
-        public void checkOpen() {
-        }
-
-        @Override
-        public boolean isClosed() {
             return false;
         }
     }

@@ -3,7 +3,6 @@ package io.github.distlock.etcd;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -24,6 +23,7 @@ import io.github.distlock.LockLostException;
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.core.Fences;
 import io.github.distlock.core.LockStatistics;
+import io.github.distlock.testsupport.BackgroundHolder;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import io.github.distlock.testsupport.GrpcCallCounter;
 import org.junit.jupiter.api.AfterEach;
@@ -279,36 +279,18 @@ class EtcdLockRegistryIntegrationTests {
     void anEntryBeingReleasedStaysOwnedUntilItsDeleteIsAnswered() throws Exception {
         try (Client ownClient = etcd.newClient();
                 EtcdLockRegistry own = newRegistry(ownClient, "releasing", Duration.ofSeconds(10))) {
-            FencedLock lock = own.obtain(this.key, true);
-            CountDownLatch held = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            CompletableFuture<Void> released = new CompletableFuture<>();
-            Thread holder = new Thread(() -> {
-                try {
-                    lock.lock();
-                    held.countDown();
-                    release.await();
-                    lock.unlock();
-                    released.complete(null);
-                }
-                catch (Throwable ex) {
-                    released.completeExceptionally(ex);
-                }
-            }, "releasing-holder");
-            holder.start();
-            assertThat(held.await(LONG.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            BackgroundHolder holder = BackgroundHolder.hold(own.obtain(this.key, true), LONG, "releasing-holder");
             assertThat(own.registeredEntries()).isEqualTo(1);
             etcd.cluster().member(0).pause();
             try {
-                release.countDown();
-                await().atMost(LONG).until(() -> Arrays.stream(holder.getStackTrace()).anyMatch(frame -> frame
-                    .getClassName().equals(QueueEntry.class.getName()) && frame.getMethodName().equals("releaseWithRetries")));
+                holder.release();
+                await().atMost(LONG).until(() -> holder.isIn(QueueEntry.class, "releaseWithRetries"));
                 assertThat(own.registeredEntries()).as("entries owned while the release waits for etcd").isEqualTo(1);
             }
             finally {
                 etcd.cluster().member(0).resume();
             }
-            assertThat(released).succeedsWithin(LONG);
+            assertThat(holder.released()).succeedsWithin(LONG);
             assertThat(own.registeredEntries()).isZero();
             assertThat(entries(this.key)).isEmpty();
         }

@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import io.github.distlock.FencedLock;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.testsupport.BackgroundAcquirer;
+import io.github.distlock.testsupport.BackgroundHolder;
 import io.github.distlock.testsupport.LostHolds;
 import io.github.distlock.testsupport.ZooKeeperEnsemble;
 import org.apache.curator.framework.CuratorFramework;
@@ -395,33 +396,12 @@ class ZookeeperLostAnswersIntegrationTests {
     @Test
     void aReleaseWhoseDeleteIsResentAfterAConnectionLossIsAReleaseNotALoss() throws Exception {
         String key = "resent-" + UUID.randomUUID();
-        FencedLock lock = registry.obtain(key, true);
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<Void> released = new CompletableFuture<>();
-        Thread holder = new Thread(() -> {
-            try {
-                if (!lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                    released.completeExceptionally(new IllegalStateException("not acquired"));
-                    return;
-                }
-                held.countDown();
-                release.await();
-                lock.unlock();
-                released.complete(null);
-            }
-            catch (Throwable ex) {
-                released.completeExceptionally(ex);
-            }
-        }, "resent-release-holder");
-        holder.start();
-        assertThat(held.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        BackgroundHolder holder = BackgroundHolder.hold(registry.obtain(key, true), WAIT, "resent-release-holder");
         zookeeper.member(0).pause();
         try {
-            release.countDown();
+            holder.release();
             // The delete is sent to the frozen server; its answer is lost with the connection.
-            await().atMost(WAIT).until(() -> Arrays.stream(holder.getStackTrace()).anyMatch(frame ->
-                    frame.getClassName().equals(ZookeeperEntry.class.getName()) && frame.getMethodName().equals("release")));
+            await().atMost(WAIT).until(() -> holder.isIn(ZookeeperEntry.class, "release"));
             // Handed to the client's send queue before the holder blocked: give the client a moment to write it.
             Thread.sleep(200);
             client.getZookeeperClient().getZooKeeper().getTestable().closeSocket();
@@ -429,7 +409,7 @@ class ZookeeperLostAnswersIntegrationTests {
         finally {
             zookeeper.member(0).resume();
         }
-        released.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        holder.released().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         assertThat(registry.describeLock(key, 10).holder()).isNull();
     }
 
