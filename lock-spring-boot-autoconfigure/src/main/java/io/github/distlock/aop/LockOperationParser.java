@@ -182,29 +182,17 @@ final class LockOperationParser {
     }
 
     private void checkBareName(Method method, SpelNode node, String key, String description) {
-        String name;
-        boolean known;
-        if (node instanceof PropertyOrFieldReference property) {
-            name = property.getName();
-            known = ROOT_PROPERTIES.contains(StringUtils.uncapitalize(name));
-        }
-        else if (node instanceof MethodReference call) {
-            name = call.getName();
-            known = ROOT_METHODS.contains(name);
-        }
-        else {
+        String name = unknownRootMember(node);
+        if (name == null) {
             return;
         }
-        if (known) {
-            return;
-        }
+        String bare = name.endsWith("()") ? name.substring(0, name.length() - 2) : name;
         @Nullable String @Nullable [] names = this.parameterNames.getParameterNames(method);
-        boolean parameter = names != null && Arrays.asList(names).contains(name);
+        boolean parameter = names != null && Arrays.asList(names).contains(bare);
         // A key of bare words and signs (nightly-report) is most likely meant as constant text.
-        String constant = key.matches("[^'\"#@()]*") ? key.strip() : name;
-        throw invalid(description, "key '" + key + "' references " + name + ((node instanceof MethodReference)
-                ? "()" : "") + " without '#', which SpEL reads from #root, and #root has only " + ROOT_PROPERTY_LIST
-                + ((parameter) ? ": write the parameter as #" + name
+        String constant = key.matches("[^'\"#@()]*") ? key.strip() : bare;
+        throw invalid(description, "key '" + key + "' references " + name + " without '#', which SpEL reads from "
+                + "#root, and #root has only " + ROOT_PROPERTY_LIST + ((parameter) ? ": write the parameter as #" + bare
                         : ": write a parameter as #name, and constant text in quotes ('" + constant + "')"));
     }
 
@@ -242,24 +230,26 @@ final class LockOperationParser {
     }
 
     private static void checkRootMember(SpelNode member, String key, String description) {
-        String name;
-        boolean known;
-        if (member instanceof PropertyOrFieldReference property) {
-            name = property.getName();
-            // The property accessor capitalizes the name to find the getter, so #root.Method works too.
-            known = ROOT_PROPERTIES.contains(StringUtils.uncapitalize(name));
-        }
-        else if (member instanceof MethodReference call) {
-            name = call.getName() + "()";
-            known = ROOT_METHODS.contains(call.getName());
-        }
-        else {
-            return;
-        }
-        if (!known) {
+        String name = unknownRootMember(member);
+        if (name != null) {
             throw invalid(description, "key '" + key + "' references #root." + name + ", but #root has only "
                     + ROOT_PROPERTY_LIST);
         }
+    }
+
+    /**
+     * @return the name of a property ({@code name}) or method ({@code name()}) that {@code member}
+     * reads from {@code #root} and {@code #root} does not have, or {@code null}
+     */
+    private static @Nullable String unknownRootMember(SpelNode member) {
+        if (member instanceof PropertyOrFieldReference property) {
+            // The property accessor capitalizes the name to find the getter, so #root.Method works too.
+            return ROOT_PROPERTIES.contains(StringUtils.uncapitalize(property.getName())) ? null : property.getName();
+        }
+        if (member instanceof MethodReference call) {
+            return ROOT_METHODS.contains(call.getName()) ? null : call.getName() + "()";
+        }
+        return null;
     }
 
     private Duration parseWaitTimeout(String waitTimeout, String description) {
