@@ -79,4 +79,5 @@ if ! installed="$(find_binary)"; then
     echo "error: ${package} installed but no ${binary} binary was found (looked in /usr/bin ${extra_directories[*]} and the PATH)" >&2
     exit 1
 fi
-"${installed}" --version | head -1 >&2
+# sed reads it all: with head, a multi-line --version (etcd's) could die of SIGPIPE and fail the script.
+"${installed}" --version 2>&1 | sed -n 1p >&2 || true
