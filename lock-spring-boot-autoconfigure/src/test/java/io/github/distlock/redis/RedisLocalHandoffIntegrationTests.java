@@ -111,4 +111,14 @@ class RedisLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrationT
             registry.close();
         }
     }
+
+    /**
+     * Not surely: the try-once's write ends the linger (its message reaches the lingering process),
+     * and the handover that follows can reach the try-once before it looks for the last time; it
+     * then holds. Seen once in CI, on a loaded machine.
+     */
+    @Override
+    protected boolean tryOnceFindsTheLingeringEntry() {
+        return false;
+    }
 }
