@@ -2,20 +2,20 @@ package io.github.distlock.autoconfigure;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distlock.testsupport.EtcdCluster;
+import io.github.distlock.testsupport.ProcessSupport;
 import org.springframework.util.FileSystemUtils;
 
 import static org.awaitility.Awaitility.await;
 
 /**
- * A one-member etcd, started from {@code $ETCD_BIN} or {@code /usr/bin/etcd}, that serves clients
+ * A one-member etcd, found as the other tests find it ({@link EtcdCluster#locateEtcdBinary()}), that serves clients
  * only over TLS and requires a client certificate issued by the test CA (see {@link TlsFiles}).
  */
 final class TlsEtcdServer implements AutoCloseable {
@@ -33,17 +33,21 @@ final class TlsEtcdServer implements AutoCloseable {
     private TlsEtcdServer(Path tls) throws IOException {
         this.directory = Files.createTempDirectory("distlock-tls-etcd-");
         this.log = this.directory.resolve("etcd.log");
-        int clientPort = freePort();
-        int peerPort = freePort();
+        int[] ports = ProcessSupport.freeLoopbackPorts(2);
+        int clientPort = ports[0];
+        int peerPort = ports[1];
         this.endpoint = "https://127.0.0.1:" + clientPort;
         String peer = "http://127.0.0.1:" + peerPort;
-        List<String> command = List.of(etcdBinary(), "--name", "tls", "--data-dir",
+        List<String> command = List.of(EtcdCluster.locateEtcdBinary().toString(), "--name", "tls", "--data-dir",
                 this.directory.resolve("data").toString(), "--listen-client-urls", this.endpoint,
                 "--advertise-client-urls", this.endpoint, "--listen-peer-urls", peer, "--initial-advertise-peer-urls",
                 peer, "--initial-cluster", "tls=" + peer, "--cert-file", tls.resolve("server.pem").toString(),
                 "--key-file", tls.resolve("server.key").toString(), "--client-cert-auth", "--trusted-ca-file",
                 tls.resolve("ca.pem").toString(), "--logger", "zap", "--log-outputs", "stderr");
-        this.process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(this.log.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(this.log.toFile());
+        // etcd reads ETCD_* variables as flags; the test environment's must not configure the server.
+        builder.environment().keySet().removeIf(variable -> variable.startsWith("ETCD_"));
+        this.process = builder.start();
     }
 
     /** Starts the server and waits until it serves clients. */
@@ -102,17 +106,6 @@ final class TlsEtcdServer implements AutoCloseable {
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);
-        }
-    }
-
-    private static String etcdBinary() {
-        String configured = System.getenv("ETCD_BIN");
-        return (configured != null && !configured.isBlank()) ? configured : "/usr/bin/etcd";
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
         }
     }
 }

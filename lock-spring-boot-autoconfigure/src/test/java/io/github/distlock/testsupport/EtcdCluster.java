@@ -2,8 +2,6 @@ package io.github.distlock.testsupport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -79,7 +77,7 @@ public final class EtcdCluster implements AutoCloseable {
 
     private EtcdCluster(Path etcdBinary, int size) {
         this.etcdBinary = etcdBinary;
-        int[] ports = freeLoopbackPorts(2 * size);
+        int[] ports = ProcessSupport.freeLoopbackPorts(2 * size);
         try {
             this.directory = Files.createTempDirectory("distlock-etcd-");
         }
@@ -134,33 +132,9 @@ public final class EtcdCluster implements AutoCloseable {
         throw failure;
     }
 
-    private static Path locateEtcdBinary() {
+    /** @return {@code $ETCD_BIN}, else Debian's etcd, else {@code etcd} on the PATH */
+    public static Path locateEtcdBinary() {
         return ProcessSupport.locateBinary("ETCD_BIN", "etcd", "etcd-server");
-    }
-
-    /** Distinct free ports, all chosen while every socket is still open so that none is handed out twice. */
-    private static int[] freeLoopbackPorts(int count) {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            InetAddress loopback = InetAddress.getByName("127.0.0.1");
-            for (int i = 0; i < count; i++) {
-                sockets.add(new ServerSocket(0, 1, loopback));
-            }
-            return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException("Could not find free loopback ports", ex);
-        }
-        finally {
-            for (ServerSocket socket : sockets) {
-                try {
-                    socket.close();
-                }
-                catch (IOException ex) {
-                    // Nothing to do: the port was only reserved to learn its number.
-                }
-            }
-        }
     }
 
     private void startAllMembers() {

@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  * Small process and file helpers shared by {@link EtcdCluster}, {@link RedisServer}, {@link DatabaseServer} and
  * {@link JvmProcess}.
  */
-final class ProcessSupport {
+public final class ProcessSupport {
 
     /** Poll interval of bounded waits: short enough to add no noticeable latency. */
     private static final long POLL_MILLIS = 20;
@@ -148,7 +148,7 @@ final class ProcessSupport {
      * @return the binary
      * @throws IllegalStateException naming what was looked at and how to install it
      */
-    static Path locateBinary(String variable, String name, String debianPackage, Path... moreDirectories) {
+    public static Path locateBinary(String variable, String name, String debianPackage, Path... moreDirectories) {
         String configured = System.getenv(variable);
         if (configured != null && !configured.isBlank()) {
             Path path = Path.of(configured);
@@ -219,7 +219,7 @@ final class ProcessSupport {
      * @return that many distinct free loopback ports: each is held until all are chosen, so the
      * system cannot hand out one twice (one server's ports must differ, or it refuses its configuration)
      */
-    static int[] freeLoopbackPorts(int count) {
+    public static int[] freeLoopbackPorts(int count) {
         List<ServerSocket> held = new ArrayList<>();
         try {
             int[] ports = new int[count];
