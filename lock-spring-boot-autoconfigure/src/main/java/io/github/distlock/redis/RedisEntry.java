@@ -338,7 +338,7 @@ final class RedisEntry extends AbstractStoreEntry {
             Connected connection = this.store.connected(bound);
             released = (Long) StoreCalls.await(connection.eval(RedisScripts.REMOVE,
                     ScriptOutputType.INTEGER, new String[] { this.names.queue(), this.entryKey }, this.id,
-                    this.names.entryPrefix(), this.store.keyspace().channel(), this.store.ttlArgument()), bound,
+                    this.names.entryPrefix(), this.store.keyspace().channel(), this.store.removalMarkerArgument()), bound,
                     "Releasing the lock entry");
         }
         catch (StoreUnavailableException ex) {

@@ -69,6 +69,11 @@ final class RedisLockStore implements LockStore {
 
     private static final long MAX_REMOVAL_RETRY_MILLIS = 5_000;
 
+    /** How long a removal's marker lives, as {@link RedisScripts#REMOVE} takes it: milliseconds, as text. */
+    String removalMarkerArgument() {
+        return this.removalMarkerArgument;
+    }
+
     /** A waiter checks its place at least this often, since pub/sub may drop a handover message. */
     private static final long MAX_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
 
@@ -81,6 +86,9 @@ final class RedisLockStore implements LockStore {
     private final long requestTimeoutNanos;
 
     private final String ttlArgument;
+
+    /** How long a removal's marker lives (see {@link RedisScripts#REMOVE}): milliseconds, as text. */
+    private final String removalMarkerArgument;
 
     private final String ownerIdentity;
 
@@ -130,6 +138,8 @@ final class RedisLockStore implements LockStore {
         this.keyspace = keyspace;
         this.ttlNanos = leaseTtl.toNanos();
         this.ttlArgument = Long.toString(leaseTtl.toMillis());
+        // Lettuce resends an unanswered removal until its caller's request timeout: the marker outlives that.
+        this.removalMarkerArgument = Long.toString(Math.max(leaseTtl.toMillis(), 2 * requestTimeout.toMillis()));
         this.requestTimeoutNanos = requestTimeout.toNanos();
         this.ownerIdentity = ownerIdentity;
         this.where = where;
@@ -291,7 +301,7 @@ final class RedisLockStore implements LockStore {
         }
         connected.eval(RedisScripts.REMOVE, ScriptOutputType.INTEGER,
                 new String[] { entry.names().queue(), entry.entryKey() }, entry.id, entry.names().entryPrefix(),
-                this.keyspace.channel(), this.ttlArgument)
+                this.keyspace.channel(), this.removalMarkerArgument)
             .orTimeout(this.requestTimeoutNanos, TimeUnit.NANOSECONDS)
             .whenComplete((removed, failure) -> {
                 if (failure == null) {
@@ -565,7 +575,7 @@ final class RedisLockStore implements LockStore {
             for (RedisEntry entry : open) {
                 removals.add(connected.eval(RedisScripts.REMOVE, ScriptOutputType.INTEGER,
                         new String[] { entry.names().queue(), entry.entryKey() }, entry.id,
-                        entry.names().entryPrefix(), this.keyspace.channel(), this.ttlArgument));
+                        entry.names().entryPrefix(), this.keyspace.channel(), this.removalMarkerArgument));
             }
             if (current != null) {
                 removals.add(connected.async().del(current.key).toCompletableFuture());

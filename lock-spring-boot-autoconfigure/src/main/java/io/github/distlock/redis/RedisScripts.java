@@ -130,11 +130,12 @@ final class RedisScripts {
             """);
 
     /**
-     * KEYS: queue, own entry key. ARGV: entry id, entry prefix, channel, TTL ms.
+     * KEYS: queue, own entry key. ARGV: entry id, entry prefix, channel, marker lifetime ms.
      * Removes the entry and hands the lock to the next live entry. Returns 1 if the entry was
      * live and queued (a release), 0 if it was already gone. A removal leaves a marker
-     * ({@code <entry key>:r}) for one TTL, so that a resent removal answers 1 again instead of
-     * reporting a release as a loss, and a resent {@link #ENQUEUE} of the entry does not write it again.
+     * ({@code <entry key>:r}) for {@code ARGV[4]} milliseconds (the longer of the TTL and twice the
+     * request timeout, while a resend may come), so that a resent removal answers 1 again instead
+     * of reporting a release as a loss, and a resent {@link #ENQUEUE} of the entry does not write it again.
      */
     static final RedisScript REMOVE = new RedisScript("remove", LIVE_HEAD + """
             local queue, own = KEYS[1], KEYS[2]

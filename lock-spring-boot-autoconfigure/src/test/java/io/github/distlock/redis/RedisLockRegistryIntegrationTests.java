@@ -243,7 +243,29 @@ class RedisLockRegistryIntegrationTests {
             // What Lettuce sends again when the connection dropped before the answer arrived.
             Long again = raw.sync().evalsha(RedisScripts.REMOVE.sha(), io.lettuce.core.ScriptOutputType.INTEGER,
                     new String[] { entry.names().queue(), entry.entryKey() }, entry.id, entry.names().entryPrefix(),
-                    store.keyspace().channel(), store.ttlArgument());
+                    store.keyspace().channel(), store.removalMarkerArgument());
+            assertThat(again).isEqualTo(1L);
+        }
+        finally {
+            store.close();
+        }
+    }
+
+    /**
+     * A resend may come as long as the release waits for its answer (a request timeout), which can
+     * be longer than the TTL: the removal still counts as a release then.
+     */
+    @Test
+    void aRemovalResentLaterThanTheTtlStillCountsAsARelease() throws Exception {
+        this.outer = registry("resent-late:", "owner");
+        RedisLockStore store = bareStore(client, "resent-late-store:", Duration.ofSeconds(1));
+        try {
+            RedisEntry entry = held(store);
+            assertThat(entry.release()).isTrue();
+            Thread.sleep(1_500);
+            Long again = raw.sync().evalsha(RedisScripts.REMOVE.sha(), io.lettuce.core.ScriptOutputType.INTEGER,
+                    new String[] { entry.names().queue(), entry.entryKey() }, entry.id, entry.names().entryPrefix(),
+                    store.keyspace().channel(), store.removalMarkerArgument());
             assertThat(again).isEqualTo(1L);
         }
         finally {
@@ -270,7 +292,7 @@ class RedisLockRegistryIntegrationTests {
             assertThat(raw.sync().exists(entry.entryKey())).as("the entry's liveness key").isZero();
             Long removedAgain = raw.sync().evalsha(RedisScripts.REMOVE.sha(), io.lettuce.core.ScriptOutputType.INTEGER,
                     new String[] { entry.names().queue(), entry.entryKey() }, entry.id, entry.names().entryPrefix(),
-                    store.keyspace().channel(), store.ttlArgument());
+                    store.keyspace().channel(), store.removalMarkerArgument());
             assertThat(removedAgain).as("the resent removal, still a release").isEqualTo(1L);
         }
         finally {
@@ -307,7 +329,11 @@ class RedisLockRegistryIntegrationTests {
 
     /** A store without a registry around it, for tests that drive entries and scripts by hand. */
     private static RedisLockStore bareStore(RedisClient client, String namespace) {
-        return new RedisLockStore(client, new RedisKeyspace(namespace), TTL, Duration.ofSeconds(5), "owner", "Redis",
+        return bareStore(client, namespace, TTL);
+    }
+
+    private static RedisLockStore bareStore(RedisClient client, String namespace, Duration ttl) {
+        return new RedisLockStore(client, new RedisKeyspace(namespace), ttl, Duration.ofSeconds(5), "owner", "Redis",
                 io.github.distlock.core.LockStatistics.recorder(), (entry, reason) -> {
                 });
     }
