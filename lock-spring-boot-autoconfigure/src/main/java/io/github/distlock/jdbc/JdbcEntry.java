@@ -97,7 +97,7 @@ final class JdbcEntry extends AbstractStoreEntry {
             throw ex;
         }
         markWaiting();
-        return awaitTurn(wait, head);
+        return awaitTurn(wait, attempt, head);
     }
 
     /** The write committed with {@code fence}. */
@@ -109,7 +109,8 @@ final class JdbcEntry extends AbstractStoreEntry {
         this.fence = fence;
     }
 
-    private boolean awaitTurn(Wait wait, JdbcLockStore.Head head) throws EntryLostException, InterruptedException {
+    private boolean awaitTurn(Wait wait, Wait attempt, JdbcLockStore.Head head)
+            throws EntryLostException, InterruptedException {
         boolean owned = false;
         try {
             if (place(head)) {
@@ -124,7 +125,9 @@ final class JdbcEntry extends AbstractStoreEntry {
                         return false;
                     }
                     case CHECK -> {
-                        if (check(wait)) {
+                        // A check due when the wait is over (a try-once behind an expired head, say) is
+                        // made within the attempt, which has time for its round trips.
+                        if (check(wait.isOver() ? attempt : wait)) {
                             owned = becomeHolder();
                             return owned;
                         }
@@ -168,7 +171,7 @@ final class JdbcEntry extends AbstractStoreEntry {
         }
     }
 
-    /** Reads the head of the queue. @return whether this entry holds */
+    /** Reads the head of the queue, within {@code wait}. @return whether this entry holds */
     private boolean check(Wait wait) throws EntryLostException, InterruptedException {
         try {
             JdbcLockStore.Head head = this.store.head(this, wait.atMost(this.store.requestTimeoutNanos()));

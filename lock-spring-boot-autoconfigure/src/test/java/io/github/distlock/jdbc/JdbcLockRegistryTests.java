@@ -2,6 +2,7 @@ package io.github.distlock.jdbc;
 
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -88,6 +89,35 @@ class JdbcLockRegistryTests {
         closed.close();
         assertThat(closed.connect()).failsWithin(Duration.ofSeconds(30)).withThrowableThat()
             .withMessageContaining("The lock registry is closed");
+    }
+
+    /**
+     * A try-once behind a holder whose session expired (its process died) ends that session, as
+     * every waiter does, within the one attempt it has: it does not wait for a sweep, and a read
+     * it could not make in the time already over is no backend error.
+     */
+    @Test
+    void aTryOnceBehindADeadHolderTakesTheKeyWithoutABackendError() throws Exception {
+        DataSource pool = database.pool("dead-holder", 2);
+        JdbcSchema.initialize(pool, "DEAD_HOLDER_");
+        String key = "job";
+        try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+            connection.setAutoCommit(true);
+            // What a killed process leaves: its session row, expired by the database's clock, and its entry.
+            statement.executeUpdate("INSERT INTO DEAD_HOLDER_SESSION VALUES ('dead', 'killed', 0, 2000)");
+            statement.executeUpdate("INSERT INTO DEAD_HOLDER_LOCK_KEY VALUES ('" + JdbcTables.lockId(key) + "', '"
+                    + key + "')");
+            statement.executeUpdate("INSERT INTO DEAD_HOLDER_ENTRY (LOCK_ID, SESSION_ID, ENTRY_NUMBER, ENTRY_VALUE) "
+                    + "VALUES ('" + JdbcTables.lockId(key) + "', 'dead', 1, 'killed')");
+        }
+        // A long TTL: its first sweep comes after the test.
+        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(pool).tablePrefix("DEAD_HOLDER_")
+            .leaseTtl(Duration.ofMinutes(3)).build()) {
+            FencedLock lock = registry.obtain(key, true);
+            assertThat(lock.tryLock()).as("try-once behind the dead holder").isTrue();
+            lock.unlock();
+            assertThat(registry.getStatistics().getBackendErrors()).as("backend errors").isZero();
+        }
     }
 
     /**
