@@ -9,12 +9,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.distlock.core.LockStatistics;
@@ -41,6 +42,9 @@ final class JdbcSessionKeeper {
     /** After a failed renewal, the next comes this soon (or at a tenth of the TTL, if sooner). */
     private static final long FAILED_RENEWAL_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    /** Renewals that may be in flight at once, each on a connection of its own. */
+    static final int MAX_RENEWALS_IN_FLIGHT = 3;
+
     private final JdbcCalls calls;
 
     private final JdbcEntryRemovals removals;
@@ -61,14 +65,22 @@ final class JdbcSessionKeeper {
      */
     private final long livenessNanos;
 
-    /** Renewals, one at a time (sweeps run on the call threads: {@link JdbcEntryRemovals#sweepLater()}). */
+    /** Renewals, on threads that come and go (sweeps run on the call threads: {@link JdbcEntryRemovals#sweepLater()}). */
     private final ExecutorService renewer;
+
+    /**
+     * Renewals in flight. Invariant: a due renewal starts unless one started less than a quarter
+     * of the TTL ago or {@link #MAX_RENEWALS_IN_FLIGHT} are in flight; so a renewal stuck on a dead
+     * connection (up to the network timeout, or the pool's own wait) does not keep the next from
+     * renewing the session on another connection before its deadline.
+     */
+    private final AtomicInteger renewalsInFlight = new AtomicInteger();
+
+    private volatile long lastRenewalStartedAt;
 
     private final ReentrantLock sessionStart = new ReentrantLock();
 
     private final ReentrantLock deadlineLock = new ReentrantLock();
-
-    private final AtomicBoolean renewing = new AtomicBoolean();
 
     private volatile @Nullable JdbcSession session;
 
@@ -84,7 +96,10 @@ final class JdbcSessionKeeper {
         this.ownerIdentity = ownerIdentity;
         this.ttlNanos = leaseTtl.toNanos();
         this.livenessNanos = this.ttlNanos - Math.max(TimeUnit.MILLISECONDS.toNanos(2), this.ttlNanos / 1000);
-        this.renewer = Executors.newSingleThreadExecutor(DaemonThreads.named("distlock-jdbc-renewal"));
+        ThreadPoolExecutor renewer = new ThreadPoolExecutor(MAX_RENEWALS_IN_FLIGHT, MAX_RENEWALS_IN_FLIGHT, 30,
+                TimeUnit.SECONDS, new LinkedBlockingQueue<>(), DaemonThreads.numbered("distlock-jdbc-renewal"));
+        renewer.allowCoreThreadTimeOut(true);
+        this.renewer = renewer;
         long renewalPeriod = Math.max(1, this.ttlNanos / 3);
         this.maintenance.scheduleWithFixedDelay(this::renew, renewalPeriod, renewalPeriod, TimeUnit.NANOSECONDS);
     }
@@ -133,8 +148,9 @@ final class JdbcSessionKeeper {
     }
 
     /**
-     * Renews the session and checks that its entries are still there, on the renewal thread; a
-     * renewal still running when the next is due is not doubled. Never throws.
+     * Renews the session and checks that its entries are still there, on a renewal thread; a
+     * renewal still running when the next is due is doubled only once it looks stuck (see
+     * {@link #renewalsInFlight}). Never throws.
      */
     private void renew() {
         JdbcSession current = this.session;
@@ -142,21 +158,27 @@ final class JdbcSessionKeeper {
             checkDeadlines();
             return;
         }
-        if (!this.renewing.compareAndSet(false, true)) {
+        long now = System.nanoTime();
+        int inFlight = this.renewalsInFlight.get();
+        if (inFlight > 0 && (inFlight >= MAX_RENEWALS_IN_FLIGHT || now - this.lastRenewalStartedAt < this.ttlNanos / 4)) {
             return;
         }
+        if (!this.renewalsInFlight.compareAndSet(inFlight, inFlight + 1)) {
+            return;
+        }
+        this.lastRenewalStartedAt = now;
         try {
             this.renewer.execute(() -> {
                 try {
                     renewNow(current);
                 }
                 finally {
-                    this.renewing.set(false);
+                    this.renewalsInFlight.decrementAndGet();
                 }
             });
         }
         catch (RejectedExecutionException ex) {
-            this.renewing.set(false);
+            this.renewalsInFlight.decrementAndGet();
         }
         scheduleDeadlineCheck();
     }

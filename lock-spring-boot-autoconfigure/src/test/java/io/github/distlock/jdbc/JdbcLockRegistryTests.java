@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
@@ -89,6 +90,50 @@ class JdbcLockRegistryTests {
         closed.close();
         assertThat(closed.connect()).failsWithin(Duration.ofSeconds(30)).withThrowableThat()
             .withMessageContaining("The lock registry is closed");
+    }
+
+    /**
+     * A renewal stuck on a connection (one that died without a word, say) does not keep the next
+     * from renewing the session on another: the hold outlives its TTL while the database answers.
+     */
+    @Test
+    void aStuckRenewalDoesNotCostTheSession() throws Exception {
+        HikariDataSource pool = database.pool("stuck-renewal", 4);
+        JdbcSchema.initialize(pool, "STUCK_RENEWAL_");
+        AtomicBoolean stuckOne = new AtomicBoolean();
+        CountDownLatch testDone = new CountDownLatch(1);
+        DataSource firstRenewalHangs = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+                    Object answer = Delegation.invoke(pool, method, args);
+                    return (answer instanceof Connection connection) ? hangingOnFirstRenewal(connection, stuckOne, testDone)
+                            : answer;
+                });
+        Duration ttl = Duration.ofSeconds(3);
+        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(firstRenewalHangs).tablePrefix("STUCK_RENEWAL_")
+            .leaseTtl(ttl).build()) {
+            FencedLock lock = registry.obtain("held", true);
+            assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
+            await().atMost(ttl).until(stuckOne::get);
+            await().during(ttl.multipliedBy(2)).atMost(ttl.multipliedBy(3))
+                .until(() -> registry.isSessionAlive() && registry.getStatistics().getHoldsLost() == 0);
+            lock.unlock();
+        }
+        finally {
+            testDone.countDown();
+            pool.close();
+        }
+    }
+
+    private static Connection hangingOnFirstRenewal(Connection connection, AtomicBoolean stuckOne,
+            CountDownLatch testDone) {
+        return (Connection) Proxy.newProxyInstance(JdbcLockRegistryTests.class.getClassLoader(),
+                new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+                    if (method.getName().startsWith("prepare") && String.valueOf(args[0]).contains("SET EXPIRES_AT")
+                            && stuckOne.compareAndSet(false, true)) {
+                        testDone.await();
+                    }
+                    return Delegation.invoke(connection, method, args);
+                });
     }
 
     /**
