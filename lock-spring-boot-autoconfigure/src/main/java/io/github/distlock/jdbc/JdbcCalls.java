@@ -173,6 +173,20 @@ final class JdbcCalls {
         }
     }
 
+    /**
+     * Lets a call's statements commit in the round trip that sends them (on PostgreSQL several
+     * statements sent at once run as one implicit transaction): without autocommit the commit is a
+     * round trip of its own, and a process that froze or lost its network before it would keep the
+     * rows it locked (a key row, a released entry still visible as the holder) from every other
+     * process until the server drops the connection, hours later. {@link #withConnection} puts the
+     * pool's setting back.
+     */
+    static void autoCommitForOneRoundTrip(Connection connection) throws SQLException {
+        if (!connection.getAutoCommit()) {
+            connection.setAutoCommit(true);
+        }
+    }
+
     private static void restoreAutoCommit(Connection connection, boolean autoCommit) {
         try {
             if (connection.getAutoCommit() != autoCommit) {

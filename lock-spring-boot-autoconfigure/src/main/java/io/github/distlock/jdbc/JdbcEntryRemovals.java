@@ -134,6 +134,8 @@ final class JdbcEntryRemovals {
      */
     private CompletableFuture<Integer> deleteByNumber(JdbcSession session, long number, String lockId) {
         return this.calls.submit((connection, tables) -> {
+            // Commits in the round trip that deletes: see JdbcCalls.autoCommitForOneRoundTrip.
+            JdbcCalls.autoCommitForOneRoundTrip(connection);
             String notifying = tables.deleteEntryByNumberAndNotify;
             if (notifying == null) {
                 try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteEntryByNumber)) {

@@ -178,10 +178,7 @@ final class JdbcLockStore implements LockStore {
         if (sql == null) {
             throw new IllegalStateException("No single-round-trip write for " + tables.dialect());
         }
-        if (!connection.getAutoCommit()) {
-            // One implicit transaction needs autocommit; the pool gets the setting back afterwards.
-            connection.setAutoCommit(true);
-        }
+        JdbcCalls.autoCommitForOneRoundTrip(connection);
         for (int attempt = 1;; attempt++) {
             try (PreparedStatement write = this.calls.prepare(connection, sql)) {
                 write.setString(1, entry.lockId);
@@ -287,6 +284,8 @@ final class JdbcLockStore implements LockStore {
     }
 
     int deleteEntry(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
+        // A release commits in the round trip that deletes: see JdbcCalls.autoCommitForOneRoundTrip.
+        JdbcCalls.autoCommitForOneRoundTrip(connection);
         String notifying = tables.deleteEntryAndNotify;
         if (notifying == null) {
             try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteEntry)) {

@@ -1,19 +1,25 @@
 package io.github.distlock.jdbc;
 
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distlock.FencedLock;
 import io.github.distlock.store.EntryValue;
+import io.github.distlock.testsupport.Delegation;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -182,5 +188,57 @@ class PostgresStatementsIntegrationTests {
                 return row.getLong(1);
             }
         }
+    }
+
+    /**
+     * On a pool without auto-commit a release still commits in the round trip that deletes: a
+     * process that froze after sending it (here, one whose commit never comes) keeps nothing
+     * locked, and another process takes the key.
+     */
+    @Test
+    void aReleaseOnAPoolWithoutAutoCommitLeavesNothingLockedForACommitThatNeverComes() throws Exception {
+        database.createTables("MANUAL_COMMIT_");
+        HikariDataSource manual = database.poolWithoutAutoCommit("manual-commit");
+        AtomicBoolean commitsHang = new AtomicBoolean();
+        CountDownLatch testDone = new CountDownLatch(1);
+        DataSource frozenAtCommit = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+                    Object answer = Delegation.invoke(manual, method, args);
+                    return (answer instanceof Connection connection) ? hangingAtCommit(connection, commitsHang, testDone)
+                            : answer;
+                });
+        ExecutorService releaser = Executors.newSingleThreadExecutor();
+        try (JdbcLockRegistry frozen = JdbcLockRegistry.builder(frozenAtCommit).tablePrefix("MANUAL_COMMIT_")
+            .ownerIdentity("frozen").build();
+                JdbcLockRegistry other = JdbcLockRegistry.builder(database.pool("manual-commit-other", 2))
+                    .tablePrefix("MANUAL_COMMIT_").ownerIdentity("other").build()) {
+            FencedLock held = frozen.obtain("orders", true);
+            Future<?> released = releaser.submit(() -> {
+                assertThat(held.tryLock(10, TimeUnit.SECONDS)).isTrue();
+                commitsHang.set(true);
+                held.unlock();
+                return null;
+            });
+            FencedLock next = other.obtain("orders", true);
+            await().atMost(Duration.ofSeconds(30)).until(commitsHang::get);
+            assertThat(next.tryLock(20, TimeUnit.SECONDS)).as("taken by the other process").isTrue();
+            next.unlock();
+            released.get(30, TimeUnit.SECONDS);
+        }
+        finally {
+            testDone.countDown();
+            releaser.shutdownNow();
+        }
+    }
+
+    private static Connection hangingAtCommit(Connection connection, AtomicBoolean commitsHang,
+            CountDownLatch testDone) {
+        return (Connection) Proxy.newProxyInstance(PostgresStatementsIntegrationTests.class.getClassLoader(),
+                new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+                    if (method.getName().equals("commit") && commitsHang.get()) {
+                        testDone.await();
+                    }
+                    return Delegation.invoke(connection, method, args);
+                });
     }
 }

@@ -88,6 +88,11 @@ public final class TestDatabase implements AutoCloseable {
         return pool(name, 4, jdbcUrl(), config -> config.setTransactionIsolation(transactionIsolation));
     }
 
+    /** @return a new pool of 4 connections whose auto-commit is off, as JPA applications often set it */
+    public HikariDataSource poolWithoutAutoCommit(String name) {
+        return pool(name, 4, jdbcUrl(), config -> config.setAutoCommit(false));
+    }
+
     /**
      * @param proxy a proxy to this database's server, which plays the network
      * @param name the pool's name, for thread names
