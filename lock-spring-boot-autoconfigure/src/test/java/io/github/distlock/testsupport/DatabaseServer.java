@@ -286,6 +286,20 @@ public abstract class DatabaseServer implements AutoCloseable {
         handOver(file);
     }
 
+    /**
+     * Creates a directory that the server's user owns.
+     * @param directory the directory, in {@link #directory()}
+     */
+    protected void createServerDirectory(Path directory) {
+        try {
+            Files.createDirectories(directory);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not create " + directory, ex);
+        }
+        handOver(directory);
+    }
+
     private Process startAsServerUser(List<String> command, Path log) {
         List<String> full = new ArrayList<>();
         if (runsAsRoot()) {

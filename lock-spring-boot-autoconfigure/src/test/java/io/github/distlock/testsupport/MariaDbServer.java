@@ -64,6 +64,9 @@ public final class MariaDbServer extends DatabaseServer {
         // Root may log in only through the Unix socket, as the OS user that owns the directory.
         runAsServerUser(List.of(this.installDb.toString(), "--no-defaults", "--datadir=" + dataDirectory(),
                 "--auth-root-authentication-method=socket", "--skip-test-db"), directory().resolve("install-db.log"));
+        // Its own temporary directory: at start-up the server deletes every "#sql*" file in it, which in the
+        // shared /tmp are the temporary tables of other running servers.
+        createServerDirectory(temporaryDirectory());
         // The password is a hex string: no quoting issues.
         writePrivateFile(initFile(), String.join("\n",
                 "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";",
@@ -76,7 +79,8 @@ public final class MariaDbServer extends DatabaseServer {
         // --no-defaults must come first.
         return List.of(this.server.toString(), "--no-defaults", "--datadir=" + dataDirectory(),
                 "--socket=" + directory().resolve("mariadbd.sock"), "--port=" + port(), "--bind-address=" + host(),
-                "--skip-name-resolve", "--pid-file=" + directory().resolve("mariadbd.pid"),
+                "--tmpdir=" + temporaryDirectory(), "--skip-name-resolve",
+                "--pid-file=" + directory().resolve("mariadbd.pid"),
                 "--log-error=" + logFile(), "--init-file=" + initFile());
     }
 
@@ -95,6 +99,10 @@ public final class MariaDbServer extends DatabaseServer {
 
     private Path dataDirectory() {
         return directory().resolve("data");
+    }
+
+    private Path temporaryDirectory() {
+        return directory().resolve("tmp");
     }
 
     private Path initFile() {
