@@ -1,5 +1,6 @@
 package io.github.distlock.store;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
@@ -16,7 +17,7 @@ public class RenewedSession {
     public final String id;
 
     /** When the last renewal the server acknowledged was sent ({@link System#nanoTime()}). */
-    private volatile long renewedAt;
+    private final AtomicLong renewedAt;
 
     private final AtomicReference<@Nullable String> lostReason = new AtomicReference<>();
 
@@ -26,12 +27,12 @@ public class RenewedSession {
      */
     public RenewedSession(String id, long startedAt) {
         this.id = id;
-        this.renewedAt = startedAt;
+        this.renewedAt = new AtomicLong(startedAt);
     }
 
     /** @return when the last acknowledged renewal was sent ({@link System#nanoTime()}) */
     public final long renewedAt() {
-        return this.renewedAt;
+        return this.renewedAt.get();
     }
 
     /**
@@ -39,9 +40,8 @@ public class RenewedSession {
      * @param sentAt when it was sent ({@link System#nanoTime()})
      */
     public final void renewed(long sentAt) {
-        if (sentAt - this.renewedAt > 0) {
-            this.renewedAt = sentAt;
-        }
+        // Renewals may complete together (a store whose renewals overlap): the latest send wins.
+        this.renewedAt.accumulateAndGet(sentAt, (current, sent) -> (sent - current > 0) ? sent : current);
     }
 
     /** @return why the session ended, or {@code null} while it has not */
@@ -63,6 +63,6 @@ public class RenewedSession {
      * @return whether it has not ended and its deadline has not passed
      */
     public final boolean isAlive(long ttlNanos) {
-        return this.lostReason.get() == null && System.nanoTime() - this.renewedAt < ttlNanos;
+        return this.lostReason.get() == null && System.nanoTime() - this.renewedAt.get() < ttlNanos;
     }
 }
