@@ -180,10 +180,11 @@ final class KeyState {
     final AtomicReference<@Nullable ReleaseTimer> releaseTimer = new AtomicReference<>();
 
     /**
-     * Since when ({@link System#nanoTime()}) this process's acquisitions of the key have found the
-     * store failing, or 0 once one got an answer. Unfair acquirers pass the gate one at a time: a
-     * thread behind one that failed for a request timeout counts that time as failing too, so an
-     * untimed acquisition gives up after one request timeout however many threads are ahead.
+     * Since when ({@link System#nanoTime()}) the store had failed when the last unfair gate holder
+     * gave up because of it, or 0 once any acquisition's store call got an answer. Unfair
+     * acquirers pass the gate one at a time: the next one waited through that failure too, so it
+     * counts it (from its own arrival), and an untimed acquisition gives up after one request
+     * timeout however many threads were ahead of it. Written by gate holders only, cleared by any.
      */
     volatile long storeFailingSince;
 

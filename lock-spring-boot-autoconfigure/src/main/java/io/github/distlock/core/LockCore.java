@@ -143,7 +143,7 @@ public final class LockCore implements HoldLossListener {
                     this.statistics.localHandoff();
                     return true;
                 }
-                StoreEntry entry = acquireFromStore(state, wait, lock, start);
+                StoreEntry entry = acquireFromStore(state, wait, lock, start, passedGate);
                 if (entry != null) {
                     KeyState.Hold hold = newHold(state, entry, passedGate);
                     state.holds.put(current, hold);
@@ -195,10 +195,11 @@ public final class LockCore implements HoldLossListener {
      * session is lost while waiting, and after store failures while time is left.
      * @return the owning entry, or {@code null} if the wait is over
      */
-    private @Nullable StoreEntry acquireFromStore(KeyState state, Wait wait, CoreFencedLock lock, long start)
-            throws InterruptedException {
-        // Failing since before this thread came counts from when it came: its own wait is what is bounded.
-        long failingBefore = state.storeFailingSince;
+    private @Nullable StoreEntry acquireFromStore(KeyState state, Wait wait, CoreFencedLock lock, long start,
+            boolean passedGate) throws InterruptedException {
+        // Behind a gate holder that gave up on the failing store, this thread waited through that failure
+        // too; failing since before it came counts from when it came: its own wait is what is bounded.
+        long failingBefore = passedGate ? state.storeFailingSince : 0;
         long failingSince = (failingBefore == 0) ? 0 : (failingBefore - start > 0) ? failingBefore : start;
         // The latest failure in which the store said why (a missing table, refused credentials):
         // a last attempt cut short by the deadline often says only that no answer came in time.
@@ -232,9 +233,13 @@ public final class LockCore implements HoldLossListener {
                 else {
                     // A lost session is the store failing, even when a new session starts each time (a
                     // session can die right after a slow start): untimed waits still give up after the request timeout.
-                    failingSince = (failingSince == 0) ? System.nanoTime() : failingSince;
-                    failingAt(state, failingSince);
+                    long now = System.nanoTime();
+                    // An attempt that outlived its bound (at most a request timeout) had its write answered:
+                    // the failure starts now, whatever was inherited or seen before.
+                    boolean answeredMeanwhile = now - attemptStart >= this.store.requestTimeoutNanos();
+                    failingSince = (failingSince == 0 || answeredMeanwhile) ? now : failingSince;
                     if (givenUp(wait, failingSince)) {
+                        gaveUpOnStore(state, passedGate, failingSince);
                         throw failure(state.key, start, entry, this.store.describe() + " keeps losing the session: "
                                 + ex.getMessage(), ex);
                     }
@@ -242,7 +247,6 @@ public final class LockCore implements HoldLossListener {
             }
             catch (StoreUnavailableException ex) {
                 failingSince = (failingSince == 0) ? attemptStart : failingSince;
-                failingAt(state, failingSince);
                 if (givesReason(ex)) {
                     lastReason = ex;
                 }
@@ -251,6 +255,7 @@ public final class LockCore implements HoldLossListener {
                 }
                 // A wait that ends while the store fails ends because of that failure, not a busy lock.
                 if (givenUp(wait, failingSince)) {
+                    gaveUpOnStore(state, passedGate, failingSince);
                     String message = this.store.describe() + " is unavailable: " + ex.getMessage();
                     if (lastReason != null && lastReason != ex) {
                         ex.addSuppressed(lastReason);
@@ -266,9 +271,9 @@ public final class LockCore implements HoldLossListener {
         }
     }
 
-    /** Records that the store has failed for the key since {@code since}, unless an earlier failure is recorded. */
-    private static void failingAt(KeyState state, long since) {
-        if (state.storeFailingSince == 0) {
+    /** The gate holder gives up because the store has failed since {@code since}: the next one inherits that. */
+    private static void gaveUpOnStore(KeyState state, boolean passedGate, long since) {
+        if (passedGate) {
             state.storeFailingSince = since;
         }
     }
