@@ -15,7 +15,8 @@ final class EtcdEndpoints {
 
     static final String PROPERTY = "distributed-lock.etcd.endpoints";
 
-    private static final Pattern USER_INFO = Pattern.compile("//[^/?#]*@");
+    /** Everything from the {@code //} to the last {@code @}: a password may contain {@code /}, {@code ?} or {@code #}. */
+    private static final Pattern USER_INFO = Pattern.compile("//.*@");
 
     private EtcdEndpoints() {
     }

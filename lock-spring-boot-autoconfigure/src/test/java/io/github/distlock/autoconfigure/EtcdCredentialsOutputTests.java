@@ -2,6 +2,8 @@ package io.github.distlock.autoconfigure;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -28,6 +30,16 @@ class EtcdCredentialsOutputTests {
         assertThat(output.getAll()).contains("'http://***@127.0.0.1:2379'")
             .contains("credentials do not belong in the URL")
             .doesNotContain("hunter2");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "hun/ter2", "hun?ter2", "hun#ter2", "hun@ter2" })
+    void passwordsWithUrlDelimitersAreNotShownEither(String password, CapturedOutput output) {
+        SpringApplication application = new SpringApplication(App.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        assertThatException().isThrownBy(() -> application
+            .run("--distributed-lock.etcd.endpoints=http://root:" + password + "@127.0.0.1:2379"));
+        assertThat(output.getAll()).contains("'http://***@127.0.0.1:2379'").doesNotContain("ter2");
     }
 
     @Test
