@@ -218,6 +218,7 @@ final class JdbcEntryRemovals {
     /** Retries back off as the removals' do, so that a database down for long is not asked twice a second. */
     private void deleteSessionAttempt(JdbcSession lost, long nextDelayMillis) {
         this.calls.submit((connection, tables) -> {
+            JdbcCalls.autoCommitForOneRoundTrip(connection);
             try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteSession)) {
                 delete.setString(1, lost.id);
                 return delete.executeUpdate();

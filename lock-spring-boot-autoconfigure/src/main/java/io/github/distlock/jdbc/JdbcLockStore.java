@@ -253,6 +253,7 @@ final class JdbcLockStore implements LockStore {
     /** Deletes a session whose time has passed by the database's clock, with its entries. */
     void deleteExpiredSession(String sessionId, Wait bound) throws StoreUnavailableException, InterruptedException {
         int deleted = this.calls.call((connection, tables) -> {
+            JdbcCalls.autoCommitForOneRoundTrip(connection);
             try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteExpiredSession)) {
                 delete.setString(1, sessionId);
                 return delete.executeUpdate();
@@ -388,6 +389,7 @@ final class JdbcLockStore implements LockStore {
                     for (JdbcEntry entry : open) {
                         deleteEntry(connection, tables, entry);
                     }
+                    JdbcCalls.autoCommitForOneRoundTrip(connection);
                     try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteSession)) {
                         delete.setString(1, current.id);
                         return delete.executeUpdate();

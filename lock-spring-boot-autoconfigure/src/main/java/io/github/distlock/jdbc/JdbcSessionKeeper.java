@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The store's session: its row in the session table, started by {@code connect} or the first
- * acquisition, renewed every third of the TTL on a thread of its own. Each renewal also checks that
+ * acquisition, renewed every third of the TTL on renewal threads of its own. Each renewal also checks that
  * the session's entries are still there, has rows that no acquisition owns removed, and starts a
  * sweep (on the call threads, see {@link JdbcEntryRemovals#sweepLater()}). A session is lost exactly
  * when the database says its row is gone or expired or when one TTL passed since the send of its
@@ -191,15 +191,14 @@ final class JdbcSessionKeeper {
         long sentAt = System.nanoTime();
         try {
             Optional<Map<Long, SessionRow>> present = this.calls.withConnection((connection, tables) -> {
+                // Committed with the update: a process that froze before a separate commit would keep the row locked.
+                JdbcCalls.autoCommitForOneRoundTrip(connection);
                 try (PreparedStatement renew = this.calls.prepare(connection, tables.renewSession)) {
                     renew.setLong(1, ttlMillis());
                     renew.setString(2, current.id);
                     if (renew.executeUpdate() == 0) {
                         return Optional.empty();
                     }
-                }
-                if (!connection.getAutoCommit()) {
-                    connection.commit();
                 }
                 Map<Long, SessionRow> rowsByFence = new HashMap<>();
                 try (PreparedStatement entries = this.calls.prepare(connection, tables.sessionEntries)) {
@@ -325,7 +324,7 @@ final class JdbcSessionKeeper {
         }
     }
 
-    /** Stops the renewal thread. */
+    /** Stops the renewal threads. */
     void shutdownNow() {
         this.renewer.shutdownNow();
     }

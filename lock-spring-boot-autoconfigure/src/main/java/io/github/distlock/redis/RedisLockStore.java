@@ -138,7 +138,8 @@ final class RedisLockStore implements LockStore {
         this.keyspace = keyspace;
         this.ttlNanos = leaseTtl.toNanos();
         this.ttlArgument = Long.toString(leaseTtl.toMillis());
-        // Lettuce resends an unanswered removal until its caller's request timeout: the marker outlives that.
+        // A removal may be resent (Lettuce resends unanswered commands after a reconnect) while its caller still
+        // waits for the answer, a request timeout: the marker outlives that.
         this.removalMarkerArgument = Long.toString(Math.max(leaseTtl.toMillis(), 2 * requestTimeout.toMillis()));
         this.requestTimeoutNanos = requestTimeout.toNanos();
         this.ownerIdentity = ownerIdentity;

@@ -231,6 +231,44 @@ class PostgresStatementsIntegrationTests {
         }
     }
 
+    /**
+     * A renewal on a pool without auto-commit commits with its update: a process that froze
+     * before a separate commit would keep its session row locked, and a waiter could never delete
+     * the session once it expired.
+     */
+    @Test
+    void aRenewalOnAPoolWithoutAutoCommitLeavesItsSessionRowUnlocked() throws Exception {
+        database.createTables("MANUAL_RENEWAL_");
+        HikariDataSource manual = database.poolWithoutAutoCommit("manual-renewal");
+        AtomicBoolean commitsHang = new AtomicBoolean();
+        CountDownLatch testDone = new CountDownLatch(1);
+        DataSource frozenAtCommit = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+                    Object answer = Delegation.invoke(manual, method, args);
+                    return (answer instanceof Connection connection) ? hangingAtCommit(connection, commitsHang, testDone)
+                            : answer;
+                });
+        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(frozenAtCommit).tablePrefix("MANUAL_RENEWAL_")
+            .leaseTtl(Duration.ofSeconds(3)).build()) {
+            registry.connect().get(30, TimeUnit.SECONDS);
+            JdbcSession session = registry.jdbc().session();
+            long startedAt = session.renewedAt();
+            commitsHang.set(true);
+            // A renewal was acknowledged (renewals come every second): its update ran, and committed.
+            await().atMost(Duration.ofSeconds(10)).until(() -> session.renewedAt() != startedAt);
+            try (Connection raw = database.pool("manual-renewal-raw", 1).getConnection();
+                    Statement statement = raw.createStatement()) {
+                raw.setAutoCommit(false);
+                statement.execute("SET lock_timeout = '1s'");
+                statement.executeQuery("SELECT SESSION_ID FROM MANUAL_RENEWAL_SESSION FOR UPDATE").close();
+                raw.rollback();
+            }
+        }
+        finally {
+            testDone.countDown();
+        }
+    }
+
     private static Connection hangingAtCommit(Connection connection, AtomicBoolean commitsHang,
             CountDownLatch testDone) {
         return (Connection) Proxy.newProxyInstance(PostgresStatementsIntegrationTests.class.getClassLoader(),
