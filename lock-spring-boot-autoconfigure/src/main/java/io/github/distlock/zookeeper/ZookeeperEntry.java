@@ -18,6 +18,8 @@ import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One acquisition's entry: an ephemeral sequential node of the registry's session under the lock's
@@ -30,6 +32,8 @@ import org.jspecify.annotations.Nullable;
  * entry gave up is deleted.
  */
 final class ZookeeperEntry extends AbstractStoreEntry {
+
+    private static final Logger logger = LoggerFactory.getLogger(ZookeeperEntry.class);
 
     private static final long FAILED_READ_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
@@ -51,6 +55,13 @@ final class ZookeeperEntry extends AbstractStoreEntry {
     private volatile long fence;
 
     private volatile @Nullable String ahead;
+
+    /** The watch on the entry ahead and its node (see {@link #watchAhead}); touched by the acquiring thread only. */
+    private @Nullable Watcher aheadWatch;
+
+    private @Nullable String aheadWatchPath;
+
+    private boolean aheadWatchOnHead;
 
     /** A watch fired (the predecessor changed or the connection did): read the queue again. */
     private boolean recheck;
@@ -235,6 +246,54 @@ final class ZookeeperEntry extends AbstractStoreEntry {
      */
     private boolean awaitTurn(Wait wait, Wait attempt, CompletableFuture<CuratorEvent> pipelinedRead)
             throws EntryLostException, InterruptedException {
+        try {
+            return awaitTurnWatching(wait, attempt, pipelinedRead);
+        }
+        finally {
+            removeAheadWatch();
+        }
+    }
+
+    /**
+     * Invariant: at most one watch of this entry is registered at a time, and none once it stops
+     * waiting. A watch stays in the client until its node changes: one left per attempt on a
+     * holder that keeps the key for days (a leader, tried every few milliseconds by its followers)
+     * would keep every ended entry reachable, without bound.
+     */
+    private Watcher watchAhead(String predecessor, boolean predecessorIsHead) {
+        Watcher current = this.aheadWatch;
+        if (current != null && predecessor.equals(this.aheadWatchPath) && predecessorIsHead == this.aheadWatchOnHead) {
+            // The same watcher again: the client keeps one registration of it on that node.
+            return current;
+        }
+        removeAheadWatch();
+        Watcher watcher = event -> watchFired(event, predecessorIsHead);
+        this.aheadWatch = watcher;
+        this.aheadWatchPath = predecessor;
+        this.aheadWatchOnHead = predecessorIsHead;
+        return watcher;
+    }
+
+    private void removeAheadWatch() {
+        Watcher watcher = this.aheadWatch;
+        String watched = this.aheadWatchPath;
+        this.aheadWatch = null;
+        this.aheadWatchPath = null;
+        if (watcher == null || watched == null) {
+            return;
+        }
+        try {
+            // Locally: removed from the client even without a connection; quietly: it may have fired already.
+            this.store.client().watches().remove(watcher).ofType(Watcher.WatcherType.Data).locally().quietly()
+                .inBackground().forPath(watched);
+        }
+        catch (Exception ex) {
+            logger.debug("Could not remove the watch on {}: {}", watched, ex.toString());
+        }
+    }
+
+    private boolean awaitTurnWatching(Wait wait, Wait attempt, CompletableFuture<CuratorEvent> pipelinedRead)
+            throws EntryLostException, InterruptedException {
         String lockNode = this.lockNode;
         String own = nameOf(this.path);
         @Nullable CompletableFuture<CuratorEvent> pipelined = pipelinedRead;
@@ -277,7 +336,7 @@ final class ZookeeperEntry extends AbstractStoreEntry {
             // entry is in it, so once the head just ahead of this entry is deleted, this entry is the head: the
             // handoff needs no second read of the queue.
             boolean predecessorIsHead = index == 1;
-            Watcher watcher = event -> watchFired(event, predecessorIsHead);
+            Watcher watcher = watchAhead(predecessor, predecessorIsHead);
             CuratorEvent before;
             try {
                 before = this.store.await(this.store.background(callback -> this.store.client().getData()

@@ -4,7 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -22,6 +24,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Watcher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -182,6 +185,51 @@ class ZookeeperLostAnswersIntegrationTests {
         finally {
             ownClient.getConnectionStateListenable().removeListener(holdBack);
             ownClient.close();
+        }
+    }
+
+    /**
+     * Followers of a leader try its lock again and again, each attempt watching the holder's node
+     * until it gives up: the watches must go with the attempts (a watch stays in the client until
+     * its node changes, and keeps its ended entry reachable).
+     */
+    @Test
+    void attemptsThatGaveUpLeaveNoWatchOnTheHolder() throws Exception {
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        String key = "watched-" + UUID.randomUUID();
+        try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
+            .ownerIdentity("follower").description(zookeeper.toString()).build()) {
+            FencedLock held = peer.obtain(key, true);
+            assertThat(held.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            try {
+                FencedLock lock = own.obtain(key, true);
+                for (int attempt = 0; attempt < 50; attempt++) {
+                    assertThat(lock.tryLock(10, TimeUnit.MILLISECONDS)).isFalse();
+                }
+                // Removed in the background, once each.
+                await().atMost(WAIT).until(() -> dataWatches(ownClient) <= 1);
+            }
+            finally {
+                held.unlock();
+            }
+        }
+        finally {
+            ownClient.close();
+        }
+    }
+
+    /** @return the data watches the client keeps, over all paths (ZooKeeper's own bookkeeping) */
+    @SuppressWarnings("unchecked")
+    private static int dataWatches(CuratorFramework curator) throws Exception {
+        Object handle = curator.getZookeeperClient().getZooKeeper();
+        java.lang.reflect.Method manager = org.apache.zookeeper.ZooKeeper.class.getDeclaredMethod("getWatchManager");
+        manager.setAccessible(true);
+        Object watchManager = manager.invoke(handle);
+        java.lang.reflect.Method watches = watchManager.getClass().getDeclaredMethod("getDataWatches");
+        watches.setAccessible(true);
+        Map<String, Set<Watcher>> byPath = (Map<String, Set<Watcher>>) watches.invoke(watchManager);
+        synchronized (byPath) {
+            return byPath.values().stream().mapToInt(Set::size).sum();
         }
     }
 
