@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.github.distlock.FencedLock;
+import io.github.distlock.LockLostException;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.BackgroundHolder;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -184,6 +186,34 @@ class ZookeeperLostAnswersIntegrationTests {
         }
         finally {
             ownClient.getConnectionStateListenable().removeListener(holdBack);
+            ownClient.close();
+        }
+    }
+
+    /**
+     * An expiry whose states Curator has not told yet (they come late, on one thread): the
+     * client's next session answers the pings, which must not keep the expired one alive.
+     */
+    @Test
+    void aHoldOnAnExpiredSessionReadsAsLostBeforeCuratorTellsOfTheExpiry() throws Exception {
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/late-expiry")
+            .ownerIdentity("own").description(zookeeper.toString()).build()) {
+            FencedLock lock = own.obtain("held-" + UUID.randomUUID(), true);
+            assertThat(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            // Curator's states never reach the store: as if they were still queued.
+            java.lang.reflect.Field listener = ZookeeperLockStore.class.getDeclaredField("connectionStates");
+            listener.setAccessible(true);
+            ownClient.getConnectionStateListenable().removeListener((ConnectionStateListener) listener.get(own.zookeeper()));
+            long expired = ownClient.getZookeeperClient().getZooKeeper().getSessionId();
+            ZookeeperTestClients.expireSession(ownClient, zookeeper);
+            await().atMost(WAIT).until(() -> ownClient.getZookeeperClient().isConnected()
+                    && ownClient.getZookeeperClient().getZooKeeper().getSessionId() != expired);
+            await().atMost(Duration.ofMillis(ZookeeperTestClients.SESSION_TIMEOUT_MILLIS)).pollInSameThread()
+                .until(() -> !lock.isLockedByCurrentThread());
+            assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+        }
+        finally {
             ownClient.close();
         }
     }
