@@ -3,8 +3,10 @@ package io.github.distlock.core;
 import java.util.Collections;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -273,13 +275,38 @@ final class LocalHandoffs {
 
     /**
      * A fair acquisition found the process's entry of the key lingering: gives it back to the
-     * store first, so that the fair entry does not queue behind it (a try without waiting would
-     * fail on a key that no thread holds). An entry kept for a thread waiting at the gate stays
-     * for that thread, as fair entries of other processes queue behind it too.
+     * store first, on a release thread, so that the fair entry does not queue behind it (a try
+     * without waiting would fail on a key that no thread holds). An entry kept for a thread
+     * waiting at the gate stays for that thread, as fair entries of other processes queue behind
+     * it too.
+     * @return completes once the entry was given back (or was not to be), or {@code null} if no
+     * entry lingers
      */
-    void giveBackLingering(KeyState state) {
+    @Nullable CompletableFuture<Void> giveBackLingering(KeyState state) {
         KeyState.Tenure seen = state.kept;
-        if (seen == null || !seen.lingering || !state.unfairGate.tryLock()) {
+        if (seen == null || !seen.lingering) {
+            return null;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            this.releases.execute(() -> {
+                try {
+                    giveBackIfLingering(state);
+                }
+                finally {
+                    done.complete(null);
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            return null;
+        }
+        return done;
+    }
+
+    private void giveBackIfLingering(KeyState state) {
+        if (!state.unfairGate.tryLock()) {
+            // A thread is passing the gate: it takes the entry.
             return;
         }
         boolean released = false;

@@ -6,7 +6,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -133,7 +135,10 @@ public final class LockCore implements HoldLossListener {
                 return false;
             }
             if (lock.isFair()) {
-                this.handoffs.giveBackLingering(state);
+                CompletableFuture<Void> givenBack = this.handoffs.giveBackLingering(state);
+                if (givenBack != null) {
+                    awaitGiveBack(givenBack, wait);
+                }
             }
             try {
                 KeyState.Hold passed = passedGate ? this.handoffs.take(state) : null;
@@ -171,6 +176,24 @@ public final class LockCore implements HoldLossListener {
                 releaseState(state);
             }
         }
+    }
+
+    /**
+     * Waits for the give-back of the process's lingering entry as long as an attempt's store calls
+     * may take (at least a second, at most a request timeout, else the wait); if it takes longer,
+     * the fair entry queues behind that entry, which goes once the give-back is done.
+     */
+    private void awaitGiveBack(CompletableFuture<Void> givenBack, Wait wait) throws InterruptedException {
+        long nanos = Math.min(this.store.requestTimeoutNanos(), Math.max(wait.remainingNanos(), MIN_ATTEMPT_NANOS));
+        Wait.timeout(nanos, wait.isInterruptible()).block(remaining -> {
+            try {
+                givenBack.get(remaining, TimeUnit.NANOSECONDS);
+            }
+            catch (ExecutionException | TimeoutException ex) {
+                // Queues behind it.
+            }
+            return null;
+        });
     }
 
     /** The first hold of an entry that owns its key; the entry is released if that fails (a store defect). */

@@ -115,6 +115,50 @@ class LocalHandoffRaceTests {
         assertThat(this.statistics.statistics().getHoldsLost()).as("holds lost").isZero();
     }
 
+    /**
+     * A fair acquisition gives the process's lingering entry back first; a store slow to confirm
+     * that release keeps the acquisition no longer than an attempt's store calls may take.
+     */
+    @Test
+    void aFairAcquisitionWaitsForTheGiveBackOfALingeringEntryOnlyAsLongAsAnAttempt() throws Exception {
+        LockCore core = core(LONG_LINGER);
+        FencedLock unfair = core.obtain("sku", false);
+        unfair.lock();
+        unfair.unlock();
+        ScriptedEntry lingering = this.store.entries.get(0);
+        CountDownLatch storeAnswers = new CountDownLatch(1);
+        lingering.onRelease(() -> {
+            try {
+                storeAnswers.await();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        FencedLock fair = core.obtain("sku", true);
+        try {
+            CompletableFuture<Boolean> tried = CompletableFuture.supplyAsync(() -> {
+                try {
+                    boolean acquired = fair.tryLock(100, TimeUnit.MILLISECONDS);
+                    if (acquired) {
+                        fair.unlock();
+                    }
+                    return acquired;
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            });
+            // An attempt's store calls get a second at least; the scripted store's release would take forever.
+            assertThat(tried).succeedsWithin(Duration.ofSeconds(10));
+        }
+        finally {
+            storeAnswers.countDown();
+        }
+        assertThat(lingering.released.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("given back").isTrue();
+    }
+
     /** A loss while a thread holds the kept entry is a lost hold: reported once, and its unlock says so. */
     @Test
     void aLossWhileAThreadHoldsTheKeptEntryIsReportedOnce() {
