@@ -102,12 +102,12 @@ class JdbcLockRegistryTests {
         JdbcSchema.initialize(pool, "STUCK_RENEWAL_");
         AtomicBoolean stuckOne = new AtomicBoolean();
         CountDownLatch testDone = new CountDownLatch(1);
-        DataSource firstRenewalHangs = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-                    Object answer = Delegation.invoke(pool, method, args);
-                    return (answer instanceof Connection connection) ? hangingOnFirstRenewal(connection, stuckOne, testDone)
-                            : answer;
-                });
+        DataSource firstRenewalHangs = JdbcProxies.connectionsCalling(pool, (method, args) -> {
+            if (method.getName().startsWith("prepare") && String.valueOf(args[0]).contains("SET EXPIRES_AT")
+                    && stuckOne.compareAndSet(false, true)) {
+                testDone.await();
+            }
+        });
         Duration ttl = Duration.ofSeconds(3);
         try (JdbcLockRegistry registry = JdbcLockRegistry.builder(firstRenewalHangs).tablePrefix("STUCK_RENEWAL_")
             .leaseTtl(ttl).build()) {
@@ -122,18 +122,6 @@ class JdbcLockRegistryTests {
             testDone.countDown();
             pool.close();
         }
-    }
-
-    private static Connection hangingOnFirstRenewal(Connection connection, AtomicBoolean stuckOne,
-            CountDownLatch testDone) {
-        return (Connection) Proxy.newProxyInstance(JdbcLockRegistryTests.class.getClassLoader(),
-                new Class<?>[] { Connection.class }, (proxy, method, args) -> {
-                    if (method.getName().startsWith("prepare") && String.valueOf(args[0]).contains("SET EXPIRES_AT")
-                            && stuckOne.compareAndSet(false, true)) {
-                        testDone.await();
-                    }
-                    return Delegation.invoke(connection, method, args);
-                });
     }
 
     /**

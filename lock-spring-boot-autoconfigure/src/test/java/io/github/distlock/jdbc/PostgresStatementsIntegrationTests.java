@@ -1,6 +1,5 @@
 package io.github.distlock.jdbc;
 
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,7 +18,6 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distlock.FencedLock;
 import io.github.distlock.store.EntryValue;
-import io.github.distlock.testsupport.Delegation;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -201,12 +199,7 @@ class PostgresStatementsIntegrationTests {
         HikariDataSource manual = database.poolWithoutAutoCommit("manual-commit");
         AtomicBoolean commitsHang = new AtomicBoolean();
         CountDownLatch testDone = new CountDownLatch(1);
-        DataSource frozenAtCommit = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-                    Object answer = Delegation.invoke(manual, method, args);
-                    return (answer instanceof Connection connection) ? hangingAtCommit(connection, commitsHang, testDone)
-                            : answer;
-                });
+        DataSource frozenAtCommit = JdbcProxies.connectionsCalling(manual, hangingAtCommit(commitsHang, testDone));
         ExecutorService releaser = Executors.newSingleThreadExecutor();
         try (JdbcLockRegistry frozen = JdbcLockRegistry.builder(frozenAtCommit).tablePrefix("MANUAL_COMMIT_")
             .ownerIdentity("frozen").build();
@@ -242,12 +235,7 @@ class PostgresStatementsIntegrationTests {
         HikariDataSource manual = database.poolWithoutAutoCommit("manual-renewal");
         AtomicBoolean commitsHang = new AtomicBoolean();
         CountDownLatch testDone = new CountDownLatch(1);
-        DataSource frozenAtCommit = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-                    Object answer = Delegation.invoke(manual, method, args);
-                    return (answer instanceof Connection connection) ? hangingAtCommit(connection, commitsHang, testDone)
-                            : answer;
-                });
+        DataSource frozenAtCommit = JdbcProxies.connectionsCalling(manual, hangingAtCommit(commitsHang, testDone));
         try (JdbcLockRegistry registry = JdbcLockRegistry.builder(frozenAtCommit).tablePrefix("MANUAL_RENEWAL_")
             .leaseTtl(Duration.ofSeconds(3)).build()) {
             registry.connect().get(30, TimeUnit.SECONDS);
@@ -269,14 +257,12 @@ class PostgresStatementsIntegrationTests {
         }
     }
 
-    private static Connection hangingAtCommit(Connection connection, AtomicBoolean commitsHang,
-            CountDownLatch testDone) {
-        return (Connection) Proxy.newProxyInstance(PostgresStatementsIntegrationTests.class.getClassLoader(),
-                new Class<?>[] { Connection.class }, (proxy, method, args) -> {
-                    if (method.getName().equals("commit") && commitsHang.get()) {
-                        testDone.await();
-                    }
-                    return Delegation.invoke(connection, method, args);
-                });
+    /** Commits never return while {@code commitsHang} is set, until the test is done: a process frozen before them. */
+    private static JdbcProxies.BeforeCall hangingAtCommit(AtomicBoolean commitsHang, CountDownLatch testDone) {
+        return (method, args) -> {
+            if (method.getName().equals("commit") && commitsHang.get()) {
+                testDone.await();
+            }
+        };
     }
 }
