@@ -471,24 +471,45 @@ class ZookeeperLostAnswersIntegrationTests {
             .map(thread -> thread.getKey().getName());
     }
 
+    /**
+     * The release's delete goes to a frozen server and its answer is lost with the connection;
+     * Curator resends it after the reconnect and the resend finds the node gone. A session timeout
+     * of its own, long enough that a reconnect is not taken for an expiry: a reconnect attempt
+     * made while the server was still frozen can hang for its read timeout (two thirds of the
+     * session timeout), so the test closes such an attempt's socket again until connected.
+     */
     @Test
     void aReleaseWhoseDeleteIsResentAfterAConnectionLossIsAReleaseNotALoss() throws Exception {
         String key = "resent-" + UUID.randomUUID();
-        BackgroundHolder holder = BackgroundHolder.hold(registry.obtain(key, true), WAIT, "resent-release-holder");
-        zookeeper.member(0).pause();
-        try {
-            holder.release();
-            // The delete is sent to the frozen server; its answer is lost with the connection.
-            await().atMost(WAIT).until(() -> holder.isIn(ZookeeperEntry.class, "release"));
-            // Handed to the client's send queue before the holder blocked: give the client a moment to write it.
-            Thread.sleep(200);
-            client.getZookeeperClient().getZooKeeper().getTestable().closeSocket();
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper, 15_000);
+        try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
+            .ownerIdentity("resending").description(zookeeper.toString()).build()) {
+            BackgroundHolder holder = BackgroundHolder.hold(own.obtain(key, true), WAIT, "resent-release-holder");
+            zookeeper.member(0).pause();
+            try {
+                holder.release();
+                // The delete is sent to the frozen server; its answer is lost with the connection.
+                await().atMost(WAIT).until(() -> holder.isIn(ZookeeperEntry.class, "release"));
+                // Handed to the client's send queue before the holder blocked: give the client a moment to write it.
+                Thread.sleep(200);
+                ownClient.getZookeeperClient().getZooKeeper().getTestable().closeSocket();
+            }
+            finally {
+                zookeeper.member(0).resume();
+            }
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(700)).until(() -> {
+                if (ownClient.getZookeeperClient().isConnected()) {
+                    return true;
+                }
+                ownClient.getZookeeperClient().getZooKeeper().getTestable().closeSocket();
+                return false;
+            });
+            holder.released().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(own.describeLock(key, 10).holder()).isNull();
         }
         finally {
-            zookeeper.member(0).resume();
+            ownClient.close();
         }
-        holder.released().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        assertThat(registry.describeLock(key, 10).holder()).isNull();
     }
 
     /** @return the path of a new entry of {@link #registry}'s session that the registry knows nothing of */

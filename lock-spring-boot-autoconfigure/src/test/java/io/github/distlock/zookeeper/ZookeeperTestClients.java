@@ -20,7 +20,11 @@ final class ZookeeperTestClients {
     }
 
     static CuratorFramework started(ZooKeeperEnsemble zookeeper) {
-        CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper.connectString(), SESSION_TIMEOUT_MILLIS,
+        return started(zookeeper, SESSION_TIMEOUT_MILLIS);
+    }
+
+    static CuratorFramework started(ZooKeeperEnsemble zookeeper, int sessionTimeoutMillis) {
+        CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper.connectString(), sessionTimeoutMillis,
                 5_000, new ExponentialBackoffRetry(100, 3));
         client.start();
         try {
