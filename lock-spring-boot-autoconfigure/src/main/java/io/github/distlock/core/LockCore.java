@@ -180,12 +180,11 @@ public final class LockCore implements HoldLossListener {
 
     /**
      * Waits for the give-back of the process's lingering entry as long as an attempt's store calls
-     * may take (at least a second, at most a request timeout, else the wait); if it takes longer,
+     * may take (see {@link #attempt}); if it takes longer,
      * the fair entry queues behind that entry, which goes once the give-back is done.
      */
     private void awaitGiveBack(CompletableFuture<Void> givenBack, Wait wait) throws InterruptedException {
-        long nanos = Math.min(this.store.requestTimeoutNanos(), Math.max(wait.remainingNanos(), MIN_ATTEMPT_NANOS));
-        Wait.timeout(nanos, wait.isInterruptible()).block(remaining -> {
+        attempt(wait, 0, System.nanoTime()).block(remaining -> {
             try {
                 givenBack.get(remaining, TimeUnit.NANOSECONDS);
             }
