@@ -536,9 +536,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
      */
     @Override
     public boolean release() throws StoreUnavailableException {
-        boolean live = this.monitor.released();
-        this.store.dispatcher().unsubscribe(this.root, this);
-        if (!live) {
+        if (!endHold()) {
             this.store.forget(this);
             // Reported lost already (its session's deadline passed, say): the unlock must say so too.
             this.store.cleanup().deleteUntilGone(this);
@@ -602,18 +600,18 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     @Override
     public void discard() {
         endHold();
+        this.store.forget(this);
         this.store.cleanup().deleteUntilGone(this);
     }
 
     /**
-     * Our own discard starts: stops listening and leaves the session's entries (a release leaves
-     * them only once its delete was answered).
+     * Our own release or discard starts: stops listening. The entry stays among the session's
+     * entries until the caller forgets it (a release only once its delete was answered).
      * @return whether no loss was recorded before (see {@link EntryMonitor#released()})
      */
     private boolean endHold() {
         boolean live = this.monitor.released();
         this.store.dispatcher().unsubscribe(this.root, this);
-        this.store.forget(this);
         return live;
     }
 
