@@ -316,9 +316,13 @@ final class ZookeeperLockStore implements LockStore {
 
     /** @return whether the client is connected, on {@code session} */
     private boolean isConnectedOn(ZookeeperSession session) {
+        return this.client.getZookeeperClient().isConnected() && isClientsSession(session);
+    }
+
+    /** @return whether {@code session} is the session of the client's current handle (false if Curator would not say) */
+    private boolean isClientsSession(ZookeeperSession session) {
         try {
-            return this.client.getZookeeperClient().isConnected()
-                    && this.client.getZookeeperClient().getZooKeeper().getSessionId() == session.id;
+            return this.client.getZookeeperClient().getZooKeeper().getSessionId() == session.id;
         }
         catch (Exception ex) {
             return false;
@@ -661,13 +665,7 @@ final class ZookeeperLockStore implements LockStore {
         if (checkContact(checked)) {
             return false;
         }
-        try {
-            return this.client.getZookeeperClient().getZooKeeper().getSessionId() == checked.id
-                    && checked.lostReason() == null;
-        }
-        catch (Exception ex) {
-            return false;
-        }
+        return isClientsSession(checked) && checked.lostReason() == null;
     }
 
     /** Alive while connected, not lost, and still the client's session (its handle may have moved on). */
