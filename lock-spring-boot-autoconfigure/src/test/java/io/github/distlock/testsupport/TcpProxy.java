@@ -14,8 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A TCP proxy on a free loopback port in front of one etcd member, that plays the network between
- * a client and etcd: it forwards bytes, or {@link #reset() resets} every connection and refuses new
+ * A TCP proxy on a free loopback port in front of one etcd member (or any TCP server), that plays
+ * the network between a client and etcd: it forwards bytes, or {@link #reset() resets} every connection and refuses new
  * ones, or {@link #stall() stalls} them (connections stay open, no byte gets through, as in a
  * partition where packets are dropped), until {@link #restore()}; or it {@link #severOpenConnections()
  * severs} the open connections for good without telling either end, as a NAT or firewall that
@@ -70,6 +70,11 @@ public final class TcpProxy implements AutoCloseable {
         catch (IOException ex) {
             throw new IllegalStateException("Could not start a proxy to " + targetEndpoint, ex);
         }
+    }
+
+    /** @return the proxy's port on the loopback address */
+    public int port() {
+        return this.server.getLocalPort();
     }
 
     /** The client URL of the proxy, for {@code Client.builder().endpoints(...)}. */

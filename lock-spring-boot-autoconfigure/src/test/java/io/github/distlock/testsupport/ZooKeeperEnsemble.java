@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 import org.apache.zookeeper.server.quorum.QuorumPeerMain;
@@ -23,6 +25,10 @@ import org.jspecify.annotations.Nullable;
  * class path run as child JVMs ({@link QuorumPeerMain}), one per member, on free loopback ports,
  * each with its configuration and data in a temporary directory. One member is a standalone
  * server; three form an ensemble.
+ * <p>
+ * An ensemble may have {@link #cutQuorumLink cuttable links} between its members: each member then
+ * reaches the others' quorum ports through a {@link TcpProxy} of its own, so that one follower can
+ * be cut off from the leader while it still serves its clients, as in a partition.
  * <p>
  * {@code tickTime} is 500 ms, so servers grant session timeouts from 1 s to 10 s. Start-up waits
  * until every member answers the {@code srvr} command with its mode (and an ensemble has a leader).
@@ -44,6 +50,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     private final Thread shutdownHook;
 
+    /** The proxy member {@code from} reaches member {@code to}'s quorum port through, by {@code "from->to"} (ids). */
+    private final Map<String, TcpProxy> quorumLinks = new ConcurrentHashMap<>();
+
     private ZooKeeperEnsemble(Path directory) {
         this.directory = directory;
         this.shutdownHook = ProcessSupport.addShutdownHook("zookeeper-cleanup", this::close);
@@ -56,10 +65,19 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     /** @return a three-member ensemble with a leader */
     public static ZooKeeperEnsemble threeMembers() {
-        return start(3);
+        return start(3, false);
+    }
+
+    /** @return a three-member ensemble with a leader, whose members reach each other's quorum ports through proxies */
+    public static ZooKeeperEnsemble threeMembersWithCuttableQuorumLinks() {
+        return start(3, true);
     }
 
     private static ZooKeeperEnsemble start(int size) {
+        return start(size, false);
+    }
+
+    private static ZooKeeperEnsemble start(int size, boolean cuttableLinks) {
         Path directory;
         try {
             directory = Files.createTempDirectory("distlock-zookeeper-");
@@ -74,6 +92,16 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             for (int id = 1; id <= size; id++) {
                 int first = 3 * (id - 1);
                 ensemble.members.add(ensemble.new Member(id, ports[first], ports[first + 1], ports[first + 2]));
+            }
+            if (cuttableLinks) {
+                for (Member from : ensemble.members) {
+                    for (Member to : ensemble.members) {
+                        if (from != to) {
+                            ensemble.quorumLinks.put(from.id + "->" + to.id,
+                                    TcpProxy.start("tcp://127.0.0.1:" + to.quorumPort));
+                        }
+                    }
+                }
             }
             for (Member member : ensemble.members) {
                 member.writeConfiguration();
@@ -126,12 +154,36 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         return -1;
     }
 
+    /**
+     * Stops the traffic from member {@code fromIndex} to member {@code toIndex}'s quorum port and
+     * back (the connection a follower opens to its leader), both directions, until {@link #restoreQuorumLinks()}.
+     * @throws IllegalStateException if the ensemble was not started with cuttable links
+     */
+    public void cutQuorumLink(int fromIndex, int toIndex) {
+        quorumLink(fromIndex, toIndex).stall();
+    }
+
+    /** Lets every cut quorum link forward again. */
+    public void restoreQuorumLinks() {
+        this.quorumLinks.values().forEach(TcpProxy::restore);
+    }
+
+    private TcpProxy quorumLink(int fromIndex, int toIndex) {
+        TcpProxy link = this.quorumLinks.get(member(fromIndex).id + "->" + member(toIndex).id);
+        if (link == null) {
+            throw new IllegalStateException("No quorum link from " + member(fromIndex) + " to " + member(toIndex)
+                    + ": start the ensemble with threeMembersWithCuttableQuorumLinks()");
+        }
+        return link;
+    }
+
     /** Kills every member and deletes the directories. Idempotent. */
     @Override
     public synchronized void close() {
         for (Member member : this.members) {
             member.kill();
         }
+        this.quorumLinks.values().forEach(TcpProxy::close);
         ProcessSupport.deleteRecursively(this.directory);
         ProcessSupport.removeShutdownHook(this.shutdownHook);
     }
@@ -172,7 +224,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                     "maxClientCnxns=0", "autopurge.purgeInterval=0"));
             if (ZooKeeperEnsemble.this.members.size() > 1) {
                 for (Member member : ZooKeeperEnsemble.this.members) {
-                    lines.add("server." + member.id + "=127.0.0.1:" + member.quorumPort + ":" + member.electionPort);
+                    TcpProxy link = ZooKeeperEnsemble.this.quorumLinks.get(this.id + "->" + member.id);
+                    int quorumPort = (link != null) ? link.port() : member.quorumPort;
+                    lines.add("server." + member.id + "=127.0.0.1:" + quorumPort + ":" + member.electionPort);
                 }
             }
             try {
