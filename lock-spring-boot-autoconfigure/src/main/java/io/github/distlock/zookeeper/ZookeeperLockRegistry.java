@@ -23,10 +23,10 @@ import org.jspecify.annotations.Nullable;
  * freed when ZooKeeper expires its session (the negotiated session timeout).
  *
  * <p><b>Session.</b> While the client's connection is suspended, holds are uncertain: they are
- * reported lost no later than one session timeout after the last contact with ZooKeeper (as
- * measured on this process's clock), unless the same session reconnects first; after a session
- * expired, later acquisitions use the client's new session. {@link #close()} deletes this
- * registry's entries; the client is not closed.
+ * reported lost no later than half a session timeout after the last contact the ensemble's leader
+ * confirmed (a {@code sync}, as measured on this process's clock), unless the same session
+ * reconnects first; after a session expired, later acquisitions use the client's new session.
+ * {@link #close()} deletes this registry's entries; the client is not closed.
  */
 public final class ZookeeperLockRegistry extends CoreLockRegistry implements AutoCloseable {
 

@@ -50,12 +50,11 @@ import org.slf4j.LoggerFactory;
  * sequential nodes of the client's session ({@link ZookeeperEntry}), so a crashed process's entries
  * vanish when ZooKeeper expires its session.
  *
- * <p>Session semantics (invariant: no hold outlives what ZooKeeper may have expired): while the
- * connection is suspended, holds are uncertain; they are reported lost a third of the session
- * timeout after the suspension was noticed (the client notices a silent server two thirds of the
- * session timeout after its last answer, so that is no later than one session timeout after the
- * last contact), unless the same session reconnects first; a new session (after expiry) loses
- * every hold of the old one at once.
+ * <p>Session semantics (invariant: no hold outlives what ZooKeeper may have expired): holds are
+ * reported lost half a session timeout after the last sync the leader answered was sent (see
+ * {@link ZookeeperSession#contactBudgetNanos()}), and a third of the session timeout after a
+ * suspension was noticed, whichever comes first, unless the same session reconnects first; a new
+ * session (after expiry) loses every hold of the old one at once.
  *
  * <p>Entries no acquisition answers for (see {@link EntrySweeper}): entry names carry this
  * store's tag; a tagged node that is not owned, seen while no create of its lock is pending, is
@@ -207,10 +206,14 @@ final class ZookeeperLockStore implements LockStore {
             }
             reportGrantedTimeout(timeout);
             ZookeeperSession started = new ZookeeperSession(id, timeout);
-            // A first answer proves contact: the session's timeout counts from when this read was sent.
+            // The sync's answer proves contact, counted from when it was sent; the read behind it (in
+            // the same round trip) proves access: a wrong identity fails here, with NOAUTH.
             long sentAt = System.nanoTime();
-            await(background(callback -> this.client.checkExists().inBackground(callback)
-                .forPath(this.keyspace.namespace())), bound, "Starting a session", KeeperException.Code.NONODE);
+            CompletableFuture<CuratorEvent> synced = sync();
+            CompletableFuture<CuratorEvent> read = background(callback -> this.client.checkExists()
+                .inBackground(callback).forPath(this.keyspace.namespace()));
+            await(synced, bound, "Starting a session", KeeperException.Code.NONODE);
+            await(read, bound, "Starting a session", KeeperException.Code.NONODE);
             contact(sentAt);
             this.session = started;
             // Written before reading closed, as close() writes closed before reading the session: one sees the other.
@@ -227,8 +230,10 @@ final class ZookeeperLockStore implements LockStore {
     }
 
     /**
-     * Every third of the session timeout, a read whose answer proves that the server heard from
-     * the session when it was sent: ZooKeeper cannot expire the session within one timeout of that.
+     * Every {@link ZookeeperSession#pingIntervalNanos() ping interval}, a sync whose answer proves
+     * that the leader was reachable after it was sent. Not a read: a follower cut off from the
+     * leader answers reads (and the client's own pings) for syncLimit ticks, while the leader,
+     * which that follower no longer tells of the session, may expire it after one timeout.
      */
     private void schedulePing(ZookeeperSession pinged) {
         if (this.maintenance.isShutdown() || pinged.lostReason() != null) {
@@ -240,15 +245,19 @@ final class ZookeeperLockStore implements LockStore {
             }
             checkContact(pinged);
             long sentAt = System.nanoTime();
-            background(callback -> this.client.checkExists().inBackground(callback).forPath(this.keyspace.namespace()))
-                .thenAccept(event -> {
-                    int code = event.getResultCode();
-                    if (code == KeeperException.Code.OK.intValue() || code == KeeperException.Code.NONODE.intValue()) {
-                        contact(sentAt);
-                    }
-                });
+            sync().thenAccept(event -> {
+                int code = event.getResultCode();
+                if (code == KeeperException.Code.OK.intValue() || code == KeeperException.Code.NONODE.intValue()) {
+                    contact(sentAt);
+                }
+            });
             schedulePing(pinged);
-        }, TimeUnit.MILLISECONDS.toNanos(pinged.timeoutMillis) / 3, TimeUnit.NANOSECONDS);
+        }, pinged.pingIntervalNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** A sync of the namespace: answered once the client's server has heard from the leader since it was sent. */
+    private CompletableFuture<CuratorEvent> sync() {
+        return background(callback -> this.client.sync().inBackground(callback).forPath(this.keyspace.namespace()));
     }
 
     private void contact(long sentAt) {
@@ -258,15 +267,15 @@ final class ZookeeperLockStore implements LockStore {
     }
 
     /**
-     * Loses the session if no answer proved contact within its timeout: what a process that was
-     * paused finds first, before its other threads notice anything.
+     * Loses the session if no sync proved contact with the leader within its
+     * {@link ZookeeperSession#contactBudgetNanos() budget}: what a process that was paused, or whose
+     * server was cut off from the leader, finds first, before its other threads notice anything.
      * @return whether the session is (now) lost
      */
     boolean checkContact(ZookeeperSession checked) {
-        if (checked.lostReason() == null
-                && System.nanoTime() - this.lastContactAt >= TimeUnit.MILLISECONDS.toNanos(checked.timeoutMillis)) {
-            loseSession(checked, "no answer from ZooKeeper for a session timeout (" + checked.timeoutMillis
-                    + " ms); the session may have expired");
+        if (checked.lostReason() == null && System.nanoTime() - this.lastContactAt >= checked.contactBudgetNanos()) {
+            loseSession(checked, "no answer from the ZooKeeper leader for half the session timeout ("
+                    + checked.timeoutMillis / 2 + " of " + checked.timeoutMillis + " ms); the session may have expired");
         }
         return checked.lostReason() != null;
     }

@@ -2,6 +2,7 @@ package io.github.distlock.zookeeper;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
@@ -25,6 +26,24 @@ final class ZookeeperSession {
     ZookeeperSession(long id, long timeoutMillis) {
         this.id = id;
         this.timeoutMillis = timeoutMillis;
+    }
+
+    /**
+     * How long after sending the last sync the ensemble answered the session counts as alive here:
+     * half its timeout. A sync's answer comes from the leader, so the link from this client's
+     * server to the leader was up after the sync was sent; but the leader extends sessions only
+     * from the touches that server forwards in its answers to the leader's pings (every half
+     * tick), so the leader may have last heard of this session up to half a tick plus one
+     * {@link #pingIntervalNanos() ping interval} before the sync was sent. Half the timeout covers
+     * that for every session the server grants by default (two ticks or more).
+     */
+    long contactBudgetNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(this.timeoutMillis) / 2;
+    }
+
+    /** How often the session's contact is proven: three syncs may go unanswered within the budget. */
+    long pingIntervalNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(this.timeoutMillis) / 8;
     }
 
     @Nullable String lostReason() {

@@ -155,6 +155,48 @@ class ZookeeperFaultIntegrationTests {
     }
 
     @Test
+    void aHolderOnAFollowerCutOffFromTheLeaderKnowsItsHoldLostBeforeAnotherProcessTakesIt() throws Exception {
+        ZooKeeperEnsemble zookeeper = track(ZooKeeperEnsemble.threeMembersWithCuttableQuorumLinks());
+        int leader = zookeeper.leaderIndex();
+        int follower = (leader + 1) % 3;
+        // The holder talks to a follower only, the other process to the other follower. Cut off from
+        // the leader, the holder's follower still answers its reads and pings for syncLimit ticks (5 s
+        // here), while the leader, told of the session by nobody, expires it after the 4 s timeout.
+        ZookeeperLockRegistry holder = registry(zookeeper.member(follower).address(), "holder", true);
+        ZookeeperLockRegistry other = registry(zookeeper.member((leader + 2) % 3).address(), "other", true);
+        FencedLock held = holder.obtain("partitioned", true);
+        held.lock();
+        long fence = held.getFence();
+        FencedLock taken = other.obtain("partitioned", true);
+
+        long cutAt = System.nanoTime();
+        zookeeper.cutQuorumLink(follower, leader);
+        CompletableFuture<long[]> takeover = CompletableFuture.supplyAsync(() -> {
+            try {
+                assertThat(taken.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                try {
+                    // What the holder's registry knew when the other process entered.
+                    return new long[] { System.nanoTime() - cutAt, holder.getStatistics().getHoldsLost(),
+                            taken.getFence() };
+                }
+                finally {
+                    taken.unlock();
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(ex);
+            }
+        });
+        long[] entered = takeover.get(LONG.toSeconds(), TimeUnit.SECONDS);
+        System.out.printf("[zookeeper partition] the other process entered %d ms after the cut; holds the cut-off "
+                + "holder had reported lost by then: %d%n", TimeUnit.NANOSECONDS.toMillis(entered[0]), entered[1]);
+        assertThat(entered[1]).as("holds lost by the cut-off holder before another process entered").isEqualTo(1);
+        assertThat(entered[2]).isGreaterThan(fence);
+        assertThatExceptionOfType(LockLostException.class).isThrownBy(held::unlock);
+    }
+
+    @Test
     void zookeeperMissingAtStartFailsWithinTheBoundAndLockingWorksOnceItServes() throws Exception {
         ZooKeeperEnsemble zookeeper = track(ZooKeeperEnsemble.standalone());
         zookeeper.member(0).kill();
