@@ -52,9 +52,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Session semantics (invariant: no hold outlives what ZooKeeper may have expired): holds are
  * reported lost half a session timeout after the last sync the leader answered was sent (see
- * {@link ZookeeperSession#contactBudgetNanos()}), and a third of the session timeout after a
- * suspension was noticed, whichever comes first, unless the same session reconnects first; a new
- * session (after expiry) loses every hold of the old one at once.
+ * {@link ZookeeperSession#contactBudgetNanos()}), suspended or not; a new session (after expiry)
+ * loses every hold of the old one at once.
  *
  * <p>Entries no acquisition answers for (see {@link EntrySweeper}): entry names carry this
  * store's tag; a tagged node that is not owned, seen while no create of its lock is pending, is
@@ -284,20 +283,9 @@ final class ZookeeperLockStore implements LockStore {
         this.connectionChanges.incrementAndGet();
         ZookeeperSession current = this.session;
         switch (state) {
-            case SUSPENDED -> {
-                long at = System.nanoTime();
-                this.suspendedAt = at;
-                if (current != null) {
-                    // Noticed two thirds of the session timeout after the last answer at worst.
-                    long delay = TimeUnit.MILLISECONDS.toNanos(current.timeoutMillis) / 3;
-                    this.maintenance.schedule(() -> {
-                        if (this.suspendedAt == at) {
-                            loseSession(current, "no connection to ZooKeeper for a session timeout ("
-                                    + current.timeoutMillis + " ms) since its last answer; the session may have expired");
-                        }
-                    }, delay, TimeUnit.NANOSECONDS);
-                }
-            }
+            // No timer of its own: the contact budget ends the session in time whatever the states say,
+            // and a RECONNECTED told late (Curator queues states) must not end a session that lived on.
+            case SUSPENDED -> this.suspendedAt = System.nanoTime();
             case RECONNECTED, CONNECTED -> {
                 this.suspendedAt = 0;
                 if (current != null) {

@@ -191,6 +191,47 @@ class ZookeeperLostAnswersIntegrationTests {
     }
 
     /**
+     * A connection lost and found again on the same session, its RECONNECTED not told yet (Curator
+     * tells states late, on one thread, behind slow listeners): the session lives on and its syncs
+     * are answered, so the holds on it stay. A timer from the SUSPENDED ended it after a third of
+     * the session timeout before.
+     */
+    @Test
+    void aReconnectionToldLateDoesNotEndALiveSession() throws Exception {
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/late-reconnect")
+            .ownerIdentity("own").description(zookeeper.toString()).build()) {
+            FencedLock lock = own.obtain("held-" + UUID.randomUUID(), true);
+            assertThat(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            long session = ownClient.getZookeeperClient().getZooKeeper().getSessionId();
+            java.lang.reflect.Field field = ZookeeperLockStore.class.getDeclaredField("connectionStates");
+            field.setAccessible(true);
+            ConnectionStateListener storeListener = (ConnectionStateListener) field.get(own.zookeeper());
+            ownClient.getConnectionStateListenable().removeListener(storeListener);
+            try {
+                // The store is told of the loss; the reconnection's state stays queued.
+                storeListener.stateChanged(ownClient, ConnectionState.SUSPENDED);
+                ownClient.getZookeeperClient().getZooKeeper().getTestable().closeSocket();
+                await().atMost(WAIT).until(() -> ownClient.getZookeeperClient().isConnected());
+                await().during(Duration.ofMillis(ZookeeperTestClients.SESSION_TIMEOUT_MILLIS))
+                    .atMost(Duration.ofMillis(ZookeeperTestClients.SESSION_TIMEOUT_MILLIS).plus(WAIT))
+                    .until(() -> own.getStatistics().getHoldsLost() == 0);
+                assertThat(ownClient.getZookeeperClient().getZooKeeper().getSessionId()).isEqualTo(session);
+            }
+            finally {
+                ownClient.getConnectionStateListenable().addListener(storeListener);
+                storeListener.stateChanged(ownClient, ConnectionState.RECONNECTED);
+            }
+            assertThat(lock.isLockedByCurrentThread()).isTrue();
+            lock.unlock();
+            assertThat(own.getStatistics().getHoldsLost()).isZero();
+        }
+        finally {
+            ownClient.close();
+        }
+    }
+
+    /**
      * An expiry whose states Curator has not told yet (they come late, on one thread): the
      * client's next session answers the pings, which must not keep the expired one alive.
      */
