@@ -246,7 +246,10 @@ final class ZookeeperLockStore implements LockStore {
             long sentAt = System.nanoTime();
             sync().thenAccept(event -> {
                 int code = event.getResultCode();
-                if (code == KeeperException.Code.OK.intValue() || code == KeeperException.Code.NONODE.intValue()) {
+                // Curator resends a sync lost with a connection, possibly on the client's next session:
+                // an answer there says nothing of this one.
+                if ((code == KeeperException.Code.OK.intValue() || code == KeeperException.Code.NONODE.intValue())
+                        && isClientsSession(pinged)) {
                     contact(sentAt);
                 }
             });
