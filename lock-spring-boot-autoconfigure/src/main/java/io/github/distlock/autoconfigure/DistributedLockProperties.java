@@ -573,9 +573,10 @@ public class DistributedLockProperties {
 
         /**
          * Session timeout to ask ZooKeeper for: the upper bound on how long a crashed holder keeps
-         * others waiting, and on how long a holder cut off from ZooKeeper believes it still holds
-         * its locks. The server grants a value between 2 and 20 of its ticks (4s to 40s by
-         * default); the granted one is shown in health.
+         * others waiting; a holder cut off from the ZooKeeper leader believes it still holds its
+         * locks for at most half of it. The server grants a value between 2 and 20 of its ticks
+         * (4s to 40s by default); the granted one is shown in health. A bare number is
+         * milliseconds, as in Curator.
          */
         private Duration sessionTimeout = Duration.ofSeconds(10);
 
