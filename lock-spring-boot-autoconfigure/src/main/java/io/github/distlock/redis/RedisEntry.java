@@ -54,6 +54,12 @@ final class RedisEntry extends AbstractStoreEntry {
     /** When to check the entry's place again ({@link System#nanoTime()}). */
     private long checkAt;
 
+    /**
+     * Counts the checks asked for at once ({@link #messagesMayBeLost}). An answer to a call sent
+     * before the last such request predates the lost messages: it must not put that check off.
+     */
+    private int checksRequested;
+
     /** When the last renewal of the entry's liveness key that Redis acknowledged was sent. */
     private volatile long renewedAt;
 
@@ -82,6 +88,7 @@ final class RedisEntry extends AbstractStoreEntry {
             throw gone();
         }
         long sentAt = System.nanoTime();
+        int requestsBefore = checksRequested();
         List<Object> answer;
         CompletableFuture<List<Object>> enqueue = connection.evalList(RedisScripts.ENQUEUE,
                 new String[] { this.names.queue(), this.names.counter(), this.entryKey }, this.id,
@@ -121,7 +128,7 @@ final class RedisEntry extends AbstractStoreEntry {
         this.store.scheduleDeadlineCheck();
         boolean holdsNow = (Long) answer.get(1) == 1L;
         if (!holdsNow) {
-            behind(answer, 2);
+            behind(answer, 2, requestsBefore);
         }
         else if ((Long) answer.get(2) == 1L) {
             this.queuedBehind.fire();
@@ -197,6 +204,7 @@ final class RedisEntry extends AbstractStoreEntry {
     /** Checks the entry's place in Redis. @return whether it holds */
     private boolean check(Wait wait) throws EntryLostException, InterruptedException {
         List<Object> answer;
+        int requestsBefore = checksRequested();
         try {
             Connected connection = this.store.connected(wait.atMost(this.store.requestTimeoutNanos()));
             answer = StoreCalls.await(connection.evalList(RedisScripts.CHECK,
@@ -207,7 +215,8 @@ final class RedisEntry extends AbstractStoreEntry {
         catch (StoreUnavailableException ex) {
             // Keep the place: the entry lives while renewals succeed; if they stop, it is lost.
             this.store.failed(ex);
-            scheduleCheck(System.nanoTime() + Math.min(FAILED_CHECK_PAUSE_NANOS, this.store.recheckIntervalNanos()));
+            scheduleCheck(System.nanoTime() + Math.min(FAILED_CHECK_PAUSE_NANOS, this.store.recheckIntervalNanos()),
+                    requestsBefore);
             return false;
         }
         long place = (Long) answer.get(0);
@@ -221,12 +230,15 @@ final class RedisEntry extends AbstractStoreEntry {
             }
             return true;
         }
-        behind(answer, 1);
+        behind(answer, 1, requestsBefore);
         return false;
     }
 
-    /** Reads the head's value and PTTL at {@code from} of a script's answer, and when to check again. */
-    private void behind(List<Object> answer, int from) {
+    /**
+     * Reads the head's value and PTTL at {@code from} of a script's answer, and when to check again.
+     * @param requestsBefore {@link #checksRequested()} when the script was sent
+     */
+    private void behind(List<Object> answer, int from, int requestsBefore) {
         String headValue = (String) answer.get(from);
         long headTtlMillis = (Long) answer.get(from + 1);
         this.ahead = headValue.isEmpty() ? null : EntryValue.decode(headValue).describe();
@@ -235,13 +247,26 @@ final class RedisEntry extends AbstractStoreEntry {
         if (headTtlMillis >= 0) {
             interval = Math.min(interval, TimeUnit.MILLISECONDS.toNanos(headTtlMillis) + EXPIRY_MARGIN_NANOS);
         }
-        scheduleCheck(now + interval);
+        scheduleCheck(now + interval, requestsBefore);
     }
 
-    private void scheduleCheck(long at) {
+    private int checksRequested() {
         this.lock.lock();
         try {
-            this.checkAt = at;
+            return this.checksRequested;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** Puts the next check at {@code at}, unless a check was asked for at once since {@code requestsBefore}. */
+    private void scheduleCheck(long at, int requestsBefore) {
+        this.lock.lock();
+        try {
+            if (this.checksRequested == requestsBefore) {
+                this.checkAt = at;
+            }
         }
         finally {
             this.lock.unlock();
@@ -278,7 +303,10 @@ final class RedisEntry extends AbstractStoreEntry {
      * an entry was queued behind.
      */
     void messagesMayBeLost() {
-        signal(() -> this.checkAt = System.nanoTime());
+        signal(() -> {
+            this.checkAt = System.nanoTime();
+            this.checksRequested++;
+        });
         this.queuedBehind.fire();
     }
 

@@ -91,6 +91,78 @@ class RedisLockRegistryIntegrationTests {
         LostHolds.assertReadsAsLostAndIsCountedOnce(lock, this.outer);
     }
 
+    /**
+     * Messages lost (the subscription came back) while a waiter's check was in flight: the check's
+     * answer predates the loss and must not put off the check the loss asked for. Here the holder's
+     * entry dies without a message right behind the check; the waiter used to learn of it only at
+     * its next scheduled check (5 s on), and takes the lock at once now.
+     */
+    @Test
+    void messagesLostDuringACheckAreFollowedByAnotherCheckAtOnce() throws Exception {
+        this.outer = registry("lost-during-check:", "holder");
+        this.inner = registry("lost-during-check:", "waiter");
+        FencedLock held = this.outer.obtain("job", true);
+        held.lock();
+        RedisKeyspace.LockNames names = this.outer.redis().keyspace().namesOf("job");
+        String holderId = raw.sync().zrange(names.queue(), 0, 0).get(0);
+        FencedLock waiter = this.inner.obtain("job", true);
+        CompletableFuture<Long> acquiredAt = new CompletableFuture<>();
+        Thread waiting = new Thread(() -> {
+            try {
+                if (waiter.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)) {
+                    acquiredAt.complete(System.nanoTime());
+                    waiter.unlock();
+                }
+                else {
+                    acquiredAt.completeExceptionally(new AssertionError("the waiter timed out"));
+                }
+            }
+            catch (Throwable ex) {
+                acquiredAt.completeExceptionally(ex);
+            }
+        }, "waiter");
+        waiting.start();
+        await().atMost(LONG).until(() -> raw.sync().zcard(names.queue()) == 2 && inWait(waiting));
+        // Known to Redis already: a check sent as EVALSHA is not sent again (as EVAL) behind the delete below.
+        raw.sync().scriptLoad(RedisScripts.CHECK.source());
+        java.lang.reflect.Method subscribed = RedisLockStore.class.getDeclaredMethod("subscribed");
+        subscribed.setAccessible(true);
+        long resumedAt;
+        redis.server().pause();
+        try {
+            subscribed.invoke(this.inner.redis());
+            await().atMost(LONG).until(() -> inCheck(waiting));
+            // Queued behind the check on the waiter's connection: Redis runs it after the check.
+            RedisConnection.Connected connection = this.inner.redis().connected(Wait.timeout(LONG.toNanos(), false));
+            CompletableFuture<Long> deleted = connection.async().del(names.entryPrefix() + holderId).toCompletableFuture();
+            subscribed.invoke(this.inner.redis());
+            redis.server().resume();
+            resumedAt = System.nanoTime();
+            assertThat(deleted.get(LONG.toSeconds(), TimeUnit.SECONDS)).isEqualTo(1);
+        }
+        finally {
+            redis.server().resume();
+        }
+        long waited = acquiredAt.get(LONG.toSeconds(), TimeUnit.SECONDS) - resumedAt;
+        assertThat(Duration.ofNanos(waited)).isLessThan(PROMPT);
+        waiting.join(LONG.toMillis());
+    }
+
+    /** @return whether {@code thread} waits for the answer of its entry's check, sent already */
+    private static boolean inCheck(Thread thread) {
+        StackTraceElement[] frames = thread.getStackTrace();
+        return java.util.Arrays.stream(frames).anyMatch(frame -> frame.getClassName().equals(RedisEntry.class.getName())
+                && frame.getMethodName().equals("check"))
+                && java.util.Arrays.stream(frames).anyMatch(frame -> frame.getClassName().equals(
+                        io.github.distlock.store.StoreCalls.class.getName()) && frame.getMethodName().equals("await"));
+    }
+
+    private static boolean inWait(Thread thread) {
+        return java.util.Arrays.stream(thread.getStackTrace())
+            .anyMatch(frame -> frame.getClassName().equals(RedisEntry.class.getName())
+                    && frame.getMethodName().equals("awaitChange"));
+    }
+
     @Test
     void connectAfterCloseFailsInsteadOfThrowing() {
         RedisLockRegistry closed = registry("closed:", "closed");
