@@ -12,8 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -94,11 +96,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 ensemble.members.add(ensemble.new Member(id, ports[first], ports[first + 1], ports[first + 2]));
             }
             if (cuttableLinks) {
+                Set<Integer> memberPorts = Arrays.stream(ports).boxed().collect(Collectors.toSet());
                 for (Member from : ensemble.members) {
                     for (Member to : ensemble.members) {
                         if (from != to) {
                             ensemble.quorumLinks.put(from.id + "->" + to.id,
-                                    TcpProxy.start("tcp://127.0.0.1:" + to.quorumPort));
+                                    proxyOffPorts("tcp://127.0.0.1:" + to.quorumPort, memberPorts));
                         }
                     }
                 }
@@ -113,6 +116,17 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         catch (RuntimeException ex) {
             ensemble.close();
             throw ex;
+        }
+    }
+
+    /** A proxy on a port none of {@code taken} (free when chosen, not bound yet, so the system may hand them out). */
+    private static TcpProxy proxyOffPorts(String target, Set<Integer> taken) {
+        while (true) {
+            TcpProxy proxy = TcpProxy.start(target);
+            if (!taken.contains(proxy.port())) {
+                return proxy;
+            }
+            proxy.close();
         }
     }
 
