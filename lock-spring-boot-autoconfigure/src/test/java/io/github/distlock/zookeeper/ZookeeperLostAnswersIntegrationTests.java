@@ -207,18 +207,23 @@ class ZookeeperLostAnswersIntegrationTests {
             java.lang.reflect.Field field = ZookeeperLockStore.class.getDeclaredField("connectionStates");
             field.setAccessible(true);
             ConnectionStateListener storeListener = (ConnectionStateListener) field.get(own.zookeeper());
+            Queue<ConnectionState> told = new ConcurrentLinkedQueue<>();
+            ConnectionStateListener observer = (curator, state) -> told.add(state);
             ownClient.getConnectionStateListenable().removeListener(storeListener);
+            ownClient.getConnectionStateListenable().addListener(observer);
             try {
                 // The store is told of the loss; the reconnection's state stays queued.
                 storeListener.stateChanged(ownClient, ConnectionState.SUSPENDED);
                 ownClient.getZookeeperClient().getZooKeeper().getTestable().closeSocket();
-                await().atMost(WAIT).until(() -> ownClient.getZookeeperClient().isConnected());
+                await().atMost(WAIT).until(() -> List.copyOf(told).equals(List.of(ConnectionState.SUSPENDED,
+                        ConnectionState.RECONNECTED)));
                 await().during(Duration.ofMillis(ZookeeperTestClients.SESSION_TIMEOUT_MILLIS))
                     .atMost(Duration.ofMillis(ZookeeperTestClients.SESSION_TIMEOUT_MILLIS).plus(WAIT))
                     .until(() -> own.getStatistics().getHoldsLost() == 0);
                 assertThat(ownClient.getZookeeperClient().getZooKeeper().getSessionId()).isEqualTo(session);
             }
             finally {
+                ownClient.getConnectionStateListenable().removeListener(observer);
                 ownClient.getConnectionStateListenable().addListener(storeListener);
                 storeListener.stateChanged(ownClient, ConnectionState.RECONNECTED);
             }
