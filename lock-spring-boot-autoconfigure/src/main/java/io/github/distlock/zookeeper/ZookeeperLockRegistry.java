@@ -22,10 +22,10 @@ import org.jspecify.annotations.Nullable;
  * of a hold is its entry's creation zxid. Entries are ephemeral, so a crashed process's locks are
  * freed when ZooKeeper expires its session (the negotiated session timeout).
  *
- * <p><b>Session.</b> While the client's connection is suspended, holds are uncertain: they are
- * reported lost no later than half a session timeout after the last contact the ensemble's leader
- * confirmed (a {@code sync}, as measured on this process's clock), unless the same session
- * reconnects first; after a session expired, later acquisitions use the client's new session.
+ * <p><b>Session.</b> Holds are reported lost half a session timeout after the last contact the
+ * ensemble's leader confirmed (a {@code sync} every eighth of the timeout, as measured on this
+ * process's clock), connected or not: safe for session timeouts of three server ticks or more.
+ * After a session expired, later acquisitions use the client's new session.
  * {@link #close()} deletes this registry's entries; the client is not closed.
  */
 public final class ZookeeperLockRegistry extends CoreLockRegistry implements AutoCloseable {

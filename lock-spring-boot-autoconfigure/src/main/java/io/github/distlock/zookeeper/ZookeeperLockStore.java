@@ -592,8 +592,19 @@ final class ZookeeperLockStore implements LockStore {
 
     private void reportGrantedTimeout(long grantedMillis) {
         Duration requested = this.requestedSessionTimeout;
-        if (requested != null && requested.toMillis() != grantedMillis && this.grantedTimeoutReported.compareAndSet(false,
-                true)) {
+        if (requested == null || requested.toMillis() == grantedMillis
+                || !this.grantedTimeoutReported.compareAndSet(false, true)) {
+            return;
+        }
+        if (grantedMillis > requested.toMillis()) {
+            // Raised to the server's least, two ticks by default: below the three the contact budget needs.
+            logger.warn("{} granted a session timeout of {} ms instead of the {} ms asked for, likely its least "
+                    + "(two ticks by default): a crashed holder's locks are freed after {} ms, and a holder whose server "
+                    + "is cut off from the leader may outlive its session by up to half a tick; ask for at least three "
+                    + "ticks ({} ms)", this.where, grantedMillis, requested.toMillis(), grantedMillis,
+                    grantedMillis * 3 / 2);
+        }
+        else {
             logger.warn("{} granted a session timeout of {} ms instead of the {} ms asked for (ZooKeeper keeps it "
                     + "within 2 and 20 of its ticks by default): a crashed holder's locks are freed after {} ms",
                     this.where, grantedMillis, requested.toMillis(), grantedMillis);

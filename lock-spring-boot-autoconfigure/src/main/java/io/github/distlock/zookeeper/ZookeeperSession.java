@@ -30,12 +30,19 @@ final class ZookeeperSession {
 
     /**
      * How long after sending the last sync the ensemble answered the session counts as alive here:
-     * half its timeout. A sync's answer comes from the leader, so the link from this client's
-     * server to the leader was up after the sync was sent; but the leader extends sessions only
-     * from the touches that server forwards in its answers to the leader's pings (every half
-     * tick), so the leader may have last heard of this session up to half a tick plus one
-     * {@link #pingIntervalNanos() ping interval} before the sync was sent. Half the timeout covers
-     * that for every session the server grants by default (two ticks or more).
+     * half its timeout, which is safe for sessions of three server ticks or more. Two bounds:
+     * <ul>
+     * <li>A sync's answer comes through the leader, so the link from this client's server to the
+     * leader was up after it was sent; but the leader extends sessions only from the touches that
+     * server forwards in its answers to the leader's pings (every half tick), so it may have last
+     * heard of this session half a tick plus the gap between two of the client's packets before
+     * the sync (the ZooKeeper client sends one at least every third of the timeout): with a tick
+     * of at most a third of the timeout, half of it.</li>
+     * <li>A leader cut off from its followers answers its own clients' syncs until it steps down,
+     * syncLimit + 1 ticks after the cut, while the others may elect a leader, which gives every
+     * session a fresh timeout, from syncLimit - 1/2 ticks after it: one and a half ticks, half
+     * the timeout at three ticks.</li>
+     * </ul>
      */
     long contactBudgetNanos() {
         return TimeUnit.MILLISECONDS.toNanos(this.timeoutMillis) / 2;

@@ -182,6 +182,20 @@ class ZookeeperStoreIntegrationTests {
     }
 
     @Test
+    void aSessionTimeoutRaisedToTheServersLeastAsksForThreeTicks(CapturedOutput output) {
+        // The test ensemble ticks every 500 ms: it grants at least 2 ticks, 1 s.
+        onZookeeper().withPropertyValues("distributed-lock.zookeeper.session-timeout=600ms").run((context) -> {
+            ZookeeperLockRegistry registry = context.getBean(ZookeeperLockRegistry.class);
+            FencedLock lock = registry.obtain("raised");
+            assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+            lock.unlock();
+            assertThat(registry.getSessionTimeout()).isEqualTo(Duration.ofSeconds(1));
+            assertThat(output).containsOnlyOnce("granted a session timeout of 1000 ms instead of the 600 ms asked for")
+                .contains("ask for at least three ticks (1500 ms)");
+        });
+    }
+
+    @Test
     void theApplicationsCuratorClientIsUsedAsIs() {
         // The connect string points nowhere: only the application's client reaches ZooKeeper.
         this.contextRunner.withPropertyValues("distributed-lock.zookeeper.connect-string=127.0.0.1:1")
