@@ -7,6 +7,7 @@ import io.github.distlock.aop.DistributedLockAspect;
 import io.github.distlock.aop.DistributedLockInterceptor;
 import io.github.distlock.aop.LockMetrics;
 import io.github.distlock.aop.LockOperationSource;
+import io.github.distlock.aop.WeavingCheck;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -145,24 +146,25 @@ class DistributedLockAspectConfiguration {
     /**
      * In aspectj mode: hands the interceptor to the woven aspect while the context runs, checks
      * the annotations of every bean as it is created (as the proxy advisor does when it decides
-     * whether to proxy a bean), and fails start-up if annotated methods exist without a registry.
+     * whether to proxy a bean; an invalid one fails start-up), warns of annotated methods that are
+     * not woven, and fails start-up if annotated methods exist without a registry.
      */
     static final class AspectJModeConfigurer
             implements BeanPostProcessor, SmartInitializingSingleton, DisposableBean {
 
-        private final LockOperationSource operations;
+        private final WeavingCheck weaving;
 
         private final DistributedLockInterceptor interceptor;
 
         AspectJModeConfigurer(LockOperationSource operations, DistributedLockInterceptor interceptor) {
-            this.operations = operations;
+            this.weaving = new WeavingCheck(operations);
             this.interceptor = interceptor;
             DistributedLockAspect.configure(interceptor);
         }
 
         @Override
         public Object postProcessAfterInitialization(Object bean, String beanName) {
-            this.operations.hasOperations(AopProxyUtils.ultimateTargetClass(bean));
+            this.weaving.check(AopProxyUtils.ultimateTargetClass(bean), beanName);
             return bean;
         }
 
