@@ -26,7 +26,9 @@ import org.springframework.core.style.ToStringCreator;
 public class DistributedLockProperties {
 
     /**
-     * Whether to enable distributed locks and the @DistributedLock annotation.
+     * Whether to enable distributed locks and the @DistributedLock annotation. When disabled,
+     * annotated methods run without a lock (methods woven in aspectj mode fail), and a warning
+     * at start-up names them.
      */
     private boolean enabled = true;
 

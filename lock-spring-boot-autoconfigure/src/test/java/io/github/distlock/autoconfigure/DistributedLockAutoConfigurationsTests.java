@@ -14,6 +14,7 @@ import io.github.distlock.health.EtcdLockRegistryHealthIndicator;
 import io.github.distlock.metrics.LockRegistryMetrics;
 import io.github.distlock.metrics.MicrometerLockMetrics;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -27,6 +28,8 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * together, and each one absent without harm to the others when what it needs is not on the class
  * path.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class DistributedLockAutoConfigurationsTests {
 
 
@@ -44,7 +48,7 @@ class DistributedLockAutoConfigurationsTests {
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
         .withInitializer((context) -> context.getEnvironment().setConversionService(new ApplicationConversionService()))
         .withConfiguration(AutoConfigurations.of(DistributedLocksEndpointAutoConfiguration.class,
-                DistributedLockIntegrationAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class, DistributedLockHealthAutoConfiguration.class,
+                DistributedLockDisabledAutoConfiguration.class, DistributedLockIntegrationAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class, DistributedLockHealthAutoConfiguration.class,
                 DistributedLockAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
                 SimpleMetricsExportAutoConfiguration.class, MetricsAutoConfiguration.class))
         .withPropertyValues("management.endpoint.distributedlocks.access=read-only",
@@ -61,7 +65,8 @@ class DistributedLockAutoConfigurationsTests {
                 DistributedLockHealthAutoConfiguration.class.getName(),
                 DistributedLockMetricsAutoConfiguration.class.getName(),
                 DistributedLocksEndpointAutoConfiguration.class.getName(),
-                DistributedLockIntegrationAutoConfiguration.class.getName());
+                DistributedLockIntegrationAutoConfiguration.class.getName(),
+                DistributedLockDisabledAutoConfiguration.class.getName());
     }
 
     @Test
@@ -132,6 +137,32 @@ class DistributedLockAutoConfigurationsTests {
                 .doesNotHaveBean(LockMetrics.class);
             assertConcerns(context, EnumSet.allOf(Concern.class));
         });
+    }
+
+    @Test
+    void switchedOffAWarningNamesTheAnnotatedMethodsThatRunWithoutALock(CapturedOutput output) {
+        this.contextRunner.withPropertyValues("distributed-lock.enabled=false")
+            .withUserConfiguration(DistributedLockAutoConfigurationTests.LockedService.class)
+            .run((context) -> {
+                assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLockAdvisor.class);
+                assertThat(context.getBean(DistributedLockAutoConfigurationTests.Locked.class).unlockedKey())
+                    .isEqualTo("no lock");
+                String locked = DistributedLockAutoConfigurationTests.Locked.class.getName();
+                assertThat(output).containsOnlyOnce("distributed-lock.enabled=false: 2 @DistributedLock method(s) run "
+                        + "without their lock")
+                    .contains(locked + ".key()").contains(locked + ".unlockedKey()");
+            });
+    }
+
+    @Test
+    void switchedOnOrWithoutAnnotatedMethodsNothingIsSaid(CapturedOutput output) {
+        this.contextRunner.withUserConfiguration(DistributedLockAutoConfigurationTests.LockedService.class)
+            .run((context) -> assertThat(context).hasNotFailed()
+                .doesNotHaveBean(DistributedLockDisabledAutoConfiguration.UnlockedMethodsReport.class));
+        this.contextRunner.withPropertyValues("distributed-lock.enabled=false")
+            .run((context) -> assertThat(context).hasNotFailed()
+                .hasSingleBean(DistributedLockDisabledAutoConfiguration.UnlockedMethodsReport.class));
+        assertThat(output).doesNotContain("run without their lock");
     }
 
     @Test
