@@ -112,9 +112,6 @@ final class ZookeeperLockStore implements LockStore {
 
     private volatile @Nullable ZookeeperSession session;
 
-    /** When the connection was last seen suspended ({@link System#nanoTime()}), or 0 while connected. */
-    private volatile long suspendedAt;
-
     private volatile long lastContactAt;
 
     private volatile boolean closed;
@@ -286,11 +283,9 @@ final class ZookeeperLockStore implements LockStore {
         this.connectionChanges.incrementAndGet();
         ZookeeperSession current = this.session;
         switch (state) {
-            // No timer of its own: the contact budget ends the session in time whatever the states say,
-            // and a RECONNECTED told late (Curator queues states) must not end a session that lived on.
-            case SUSPENDED -> this.suspendedAt = System.nanoTime();
+            // SUSPENDED ends nothing: the contact budget ends the session in time whatever the states
+            // say, and a RECONNECTED told late (Curator queues states) must not end a session that lived on.
             case RECONNECTED, CONNECTED -> {
-                this.suspendedAt = 0;
                 if (current != null) {
                     try {
                         if (this.client.getZookeeperClient().getZooKeeper().getSessionId() != current.id) {
@@ -679,11 +674,14 @@ final class ZookeeperLockStore implements LockStore {
         return isClientsSession(checked) && checked.lostReason() == null;
     }
 
-    /** Alive while connected, not lost, and still the client's session (its handle may have moved on). */
+    /**
+     * Alive while within its contact budget, not lost, and still the client's session (its handle
+     * may have moved on): as long as its holds are, so a brief disconnection is no outage.
+     */
     @Override
     public boolean isSessionAlive() {
         ZookeeperSession current = this.session;
-        if (current == null || this.suspendedAt != 0 || checkContact(current)) {
+        if (current == null || checkContact(current)) {
             return false;
         }
         try {
