@@ -2,6 +2,8 @@ package io.github.distlock.etcd;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -18,6 +20,7 @@ import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.HoldLossListener;
 import io.github.distlock.store.LockStore;
+import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
 import org.jspecify.annotations.Nullable;
@@ -51,6 +54,9 @@ final class EtcdLockStore implements LockStore {
 
     private final ScheduledExecutorService maintenance;
 
+    /** Runs {@link #connect()}: a connect waits up to a request timeout, never on the JVM's common pool. */
+    private final ExecutorService connector;
+
     private final WatchDispatcher dispatcher;
 
     private final EntryCleanup cleanup;
@@ -80,6 +86,7 @@ final class EtcdLockStore implements LockStore {
         this.lossListener = lossListener;
         this.sessionScheduler = singleThread("distlock-etcd-session");
         this.maintenance = singleThread("distlock-etcd-maintenance");
+        this.connector = Executors.newCachedThreadPool(DaemonThreads.numbered("distlock-etcd-connect"));
         this.dispatcher = new WatchDispatcher(client.getWatchClient(), keyspace, this.maintenance,
                 watchProbeNanos(this.requestTimeoutNanos));
         this.failures = new BackendFailures(statistics, ChannelReconnect.of(client));
@@ -171,20 +178,16 @@ final class EtcdLockStore implements LockStore {
     /** Grants the session lease and opens the watch stream. */
     @Override
     public CompletableFuture<Void> connect() {
-        return CompletableFuture.runAsync(() -> {
+        return StoreCalls.connect(this, this.connector, "etcd at " + this.endpoints, () -> {
+            checkOpen();
+            Wait wait = Wait.timeout(this.requestTimeoutNanos, false);
             try {
-                checkOpen();
-                Wait wait = Wait.timeout(this.requestTimeoutNanos, false);
                 this.sessions.current(wait);
                 EtcdCalls.await(this.dispatcher.ensureOpen(), wait, "watch creation");
             }
             catch (StoreUnavailableException ex) {
                 this.failures.record();
-                throw new IllegalStateException("Could not connect to etcd at " + this.endpoints + ": "
-                        + ex.getMessage(), ex);
-            }
-            catch (InterruptedException ex) {
-                throw new IllegalStateException(ex);
+                throw ex;
             }
         });
     }
@@ -203,6 +206,7 @@ final class EtcdLockStore implements LockStore {
         this.dispatcher.close();
         this.sessionScheduler.shutdownNow();
         this.maintenance.shutdownNow();
+        this.connector.shutdownNow();
     }
 
     // ---- what queue entries share --------------------------------------------------------------

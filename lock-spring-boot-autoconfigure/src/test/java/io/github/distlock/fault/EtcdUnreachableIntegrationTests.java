@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -76,6 +77,22 @@ class EtcdUnreachableIntegrationTests {
         for (int i = this.resources.size() - 1; i >= 0; i--) {
             this.resources.get(i).close();
         }
+    }
+
+    /**
+     * A connect waits up to a request timeout while etcd cannot be reached, for each health probe
+     * and endpoint request that starts one: on a thread of the registry, not of the JVM's common
+     * pool, which the application's parallel streams and async tasks share.
+     */
+    @Test
+    void aConnectWaitsOnARegistryThreadNotOnTheCommonPool() throws Exception {
+        CompletableFuture<Void> connecting = this.registry.connect();
+        await().atMost(REQUEST_TIMEOUT).pollInterval(Duration.ofMillis(10))
+            .until(() -> Thread.getAllStackTraces().keySet().stream()
+                .anyMatch((thread) -> thread.getName().startsWith("distlock-etcd-connect")));
+        assertThatExceptionOfType(ExecutionException.class)
+            .isThrownBy(() -> connecting.get(LONG.toSeconds(), TimeUnit.SECONDS))
+            .havingCause().withMessageContaining("Could not connect to etcd at [" + this.proxy.endpoint() + "]");
     }
 
     @Test
