@@ -30,7 +30,7 @@ import org.springframework.util.Assert;
 
 /**
  * {@code /actuator/distributedlocks}: who holds each lock of the namespace and who is queued
- * behind, in every process that shares the namespace, read from the lock store (etcd) on each request.
+ * behind, in every process that shares the namespace, read from the lock store on each request.
  * {@code /actuator/distributedlocks/{key}} shows one key; a key may contain {@code /}.
  *
  * <p>Answers within a short bound also while the store is down: without a live session it waits at

@@ -11,9 +11,9 @@ import io.github.distlock.jdbc.JdbcLockRegistry;
 import io.github.distlock.redis.RedisLockRegistry;
 import io.github.distlock.zookeeper.ZookeeperLockRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -39,7 +39,7 @@ public final class DistributedLockHealthAutoConfiguration {
     // the store's client and health support are known to be present.
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(Client.class)
-    @ConditionalOnBean(EtcdLockRegistry.class)
+    @ConditionalOnSingleCandidate(EtcdLockRegistry.class)
     @ConditionalOnEnabledHealthIndicator("distributed-lock")
     static class EtcdRegistryHealthConfiguration {
 
@@ -52,7 +52,7 @@ public final class DistributedLockHealthAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = RedisStoreConfiguration.LETTUCE_CLIENT)
-    @ConditionalOnBean(RedisLockRegistry.class)
+    @ConditionalOnSingleCandidate(RedisLockRegistry.class)
     @ConditionalOnEnabledHealthIndicator("distributed-lock")
     static class RedisRegistryHealthConfiguration {
 
@@ -65,7 +65,7 @@ public final class DistributedLockHealthAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = ZookeeperStoreConfiguration.CURATOR_FRAMEWORK)
-    @ConditionalOnBean(ZookeeperLockRegistry.class)
+    @ConditionalOnSingleCandidate(ZookeeperLockRegistry.class)
     @ConditionalOnEnabledHealthIndicator("distributed-lock")
     static class ZookeeperRegistryHealthConfiguration {
 
@@ -77,7 +77,7 @@ public final class DistributedLockHealthAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBean(JdbcLockRegistry.class)
+    @ConditionalOnSingleCandidate(JdbcLockRegistry.class)
     @ConditionalOnEnabledHealthIndicator("distributed-lock")
     static class JdbcRegistryHealthConfiguration {
 

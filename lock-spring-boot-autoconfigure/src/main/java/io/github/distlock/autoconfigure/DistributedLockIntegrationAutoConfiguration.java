@@ -3,9 +3,9 @@ package io.github.distlock.autoconfigure;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.integration.DistributedLockIntegrationRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -22,7 +22,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = DistributedLockAutoConfiguration.class)
 @ConditionalOnClass(org.springframework.integration.support.locks.LockRegistry.class)
 @ConditionalOnDistributedLockEnabled
-@ConditionalOnBean(LockRegistry.class)
+@ConditionalOnSingleCandidate(LockRegistry.class)
 public final class DistributedLockIntegrationAutoConfiguration {
 
     @Bean

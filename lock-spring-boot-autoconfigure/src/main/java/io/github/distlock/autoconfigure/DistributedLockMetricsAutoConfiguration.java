@@ -9,14 +9,15 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of Micrometer meters of {@code @DistributedLock} calls and of the lock
- * registry (etcd, Redis or in memory), when Micrometer is on the class path and the application has a
- * {@link MeterRegistry}.
+ * registry (any store; with several registries, the single or primary one), when Micrometer is
+ * on the class path and the application has a {@link MeterRegistry}.
  * The only auto-configuration that loads a Micrometer type.
  *
  * <p>Runs after Spring Boot's meter registries are defined, so that the condition on a
@@ -38,8 +39,9 @@ public final class DistributedLockMetricsAutoConfiguration {
         return new MicrometerLockMetrics(meterRegistry, properties.getMetrics().getMaxKeyTags());
     }
 
+    // A single candidate (one registry, or a @Primary one): with several, injecting one would fail start-up.
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBean(InspectableLockRegistry.class)
+    @ConditionalOnSingleCandidate(InspectableLockRegistry.class)
     static class RegistryMetricsConfiguration {
 
         @Bean

@@ -9,13 +9,15 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of the {@code distributedlocks} actuator endpoint, when Actuator is on the
- * class path, the registry can be inspected (etcd, Redis or in memory) and the endpoint is both accessible and exposed (it is off
- * by default); its web extension when it is exposed over HTTP.
+ * class path, the registry can be inspected (any store; with several registries, the single or
+ * primary one) and the endpoint is both accessible and exposed (it is off by default); its web
+ * extension when it is exposed over HTTP.
  *
  * <p>Runs after {@link DistributedLockAutoConfiguration}, which defines the registry.
  */
@@ -26,7 +28,7 @@ public final class DistributedLocksEndpointAutoConfiguration {
 
     // Nested so that the endpoint condition is only read once Actuator is known to be present.
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBean(InspectableLockRegistry.class)
+    @ConditionalOnSingleCandidate(InspectableLockRegistry.class)
     @ConditionalOnAvailableEndpoint(DistributedLocksEndpoint.class)
     static class EndpointConfiguration {
 

@@ -5,6 +5,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
+import io.github.distlock.InMemoryLockRegistry;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.actuate.DistributedLocksEndpoint;
 import io.github.distlock.aop.DistributedLockAdvisor;
@@ -30,6 +31,9 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -166,6 +170,26 @@ class DistributedLockAutoConfigurationsTests {
     }
 
     @Test
+    void withTwoRegistriesTheConcernsThatNeedOneBackOffInsteadOfFailingStartUp() {
+        this.contextRunner.withUserConfiguration(TwoRegistries.class).run((context) -> {
+            assertThat(context).hasNotFailed().hasBean("distributedLockMetrics");
+            assertThat(context).doesNotHaveBean("lockRegistryMetrics")
+                .doesNotHaveBean("distributedLocksEndpoint")
+                .doesNotHaveBean("distributedLockIntegrationRegistry");
+        });
+    }
+
+    @Test
+    void withTwoRegistriesOneOfThemPrimaryTheConcernsServeIt() {
+        this.contextRunner.withUserConfiguration(TwoRegistries.class, PrimaryRegistry.class).run((context) -> {
+            assertThat(context).hasNotFailed()
+                .hasBean("lockRegistryMetrics")
+                .hasBean("distributedLocksEndpoint")
+                .hasBean("distributedLockIntegrationRegistry");
+        });
+    }
+
+    @Test
     void concernsNeedNotTheLockAutoConfiguration() {
         // As when an application excludes DistributedLockAutoConfiguration but not the others.
         new ApplicationContextRunner()
@@ -178,6 +202,30 @@ class DistributedLockAutoConfigurationsTests {
                 .doesNotHaveBean(LockRegistryMetrics.class)
                 .doesNotHaveBean("distributedLockHealthIndicator")
                 .doesNotHaveBean(DistributedLocksEndpoint.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TwoRegistries {
+
+        @Bean
+        InMemoryLockRegistry ordersRegistry() {
+            return new InMemoryLockRegistry();
+        }
+
+        @Bean
+        InMemoryLockRegistry jobsRegistry() {
+            return new InMemoryLockRegistry();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PrimaryRegistry {
+
+        @Bean
+        @Primary
+        InMemoryLockRegistry primaryRegistry() {
+            return new InMemoryLockRegistry();
+        }
     }
 
     /** Asserts by bean name, so that the names stay what applications may have overridden. */
