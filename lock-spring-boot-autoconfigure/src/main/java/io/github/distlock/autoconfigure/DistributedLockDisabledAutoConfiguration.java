@@ -62,13 +62,14 @@ public final class DistributedLockDisabledAutoConfiguration {
                     (unlocked.size() > NAMED) ? ", ..." : "");
         }
 
-        /** @return {@code Class.method} of every annotated method of the beans' classes, in bean order */
+        /** @return {@code Class.method(Parameters)} of every annotated method of the beans' classes, in bean order */
         Set<String> annotatedMethods() {
             Set<String> annotated = new LinkedHashSet<>();
             for (String name : this.beanFactory.getBeanDefinitionNames()) {
                 Class<?> type;
                 try {
-                    // Without initializing a FactoryBean to learn what it makes: what it made is a singleton already, or lazy.
+                    // Without initializing a FactoryBean to learn what it makes: what it made is a singleton
+                    // already, or lazy.
                     type = this.beanFactory.getType(name, false);
                 }
                 catch (BeansException ex) {
