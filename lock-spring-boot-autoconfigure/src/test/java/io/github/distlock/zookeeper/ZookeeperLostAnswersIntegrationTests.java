@@ -67,6 +67,13 @@ class ZookeeperLostAnswersIntegrationTests {
             .description(zookeeper.toString()).build();
     }
 
+    /** @return the listener through which Curator tells {@code registry}'s store of connection states */
+    private static ConnectionStateListener stateListenerOf(ZookeeperLockRegistry registry) throws ReflectiveOperationException {
+        java.lang.reflect.Field field = ZookeeperLockStore.class.getDeclaredField("connectionStates");
+        field.setAccessible(true);
+        return (ConnectionStateListener) field.get(registry.zookeeper());
+    }
+
     @AfterAll
     static void stop() {
         registry.close();
@@ -204,9 +211,7 @@ class ZookeeperLostAnswersIntegrationTests {
             FencedLock lock = own.obtain("held-" + UUID.randomUUID(), true);
             assertThat(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
             long session = ownClient.getZookeeperClient().getZooKeeper().getSessionId();
-            java.lang.reflect.Field field = ZookeeperLockStore.class.getDeclaredField("connectionStates");
-            field.setAccessible(true);
-            ConnectionStateListener storeListener = (ConnectionStateListener) field.get(own.zookeeper());
+            ConnectionStateListener storeListener = stateListenerOf(own);
             Queue<ConnectionState> told = new ConcurrentLinkedQueue<>();
             ConnectionStateListener observer = (curator, state) -> told.add(state);
             ownClient.getConnectionStateListenable().removeListener(storeListener);
@@ -248,9 +253,7 @@ class ZookeeperLostAnswersIntegrationTests {
             FencedLock lock = own.obtain("held-" + UUID.randomUUID(), true);
             assertThat(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
             // Curator's states never reach the store: as if they were still queued.
-            java.lang.reflect.Field listener = ZookeeperLockStore.class.getDeclaredField("connectionStates");
-            listener.setAccessible(true);
-            ownClient.getConnectionStateListenable().removeListener((ConnectionStateListener) listener.get(own.zookeeper()));
+            ownClient.getConnectionStateListenable().removeListener(stateListenerOf(own));
             long expired = ownClient.getZookeeperClient().getZooKeeper().getSessionId();
             ZookeeperTestClients.expireSession(ownClient, zookeeper);
             await().atMost(WAIT).until(() -> ownClient.getZookeeperClient().isConnected()
