@@ -273,9 +273,9 @@ final class ZookeeperLockStore implements LockStore {
      */
     boolean checkContact(ZookeeperSession checked) {
         if (checked.lostReason() == null && System.nanoTime() - this.lastContactAt >= checked.contactBudgetNanos()) {
-            loseSession(checked, "no answer from the ZooKeeper leader for half the session timeout ("
-                    + checked.timeoutMillis / 2 + " of " + checked.timeoutMillis
-                    + " ms); the session may have expired");
+            loseSession(checked, "no answer from the ZooKeeper leader for "
+                    + TimeUnit.NANOSECONDS.toMillis(checked.contactBudgetNanos()) + " ms (session timeout "
+                    + checked.timeoutMillis + " ms); the session may have expired");
         }
         return checked.lostReason() != null;
     }
