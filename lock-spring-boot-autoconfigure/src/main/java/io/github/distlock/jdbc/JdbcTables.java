@@ -117,6 +117,14 @@ final class JdbcTables {
      * commits before the second reads; the second releases the entry and notifies the channel with
      * the fence of the next entry of the key, if any, and answers the rows deleted. Without the lock,
      * a release could miss an entry committed while it ran, and that waiter would sleep until it polls.
+     * <p>
+     * The first also sets {@code synchronous_commit} off for this transaction alone: the release
+     * commits (and is seen, and notifies) without waiting for its WAL to reach the disk, which is
+     * half of an uncontended cycle's fsyncs. Only liveness rests on a release being durable: the next
+     * synchronous commit on the server (an acquisition's write, a renewal) flushes it, and a release
+     * that a crash of the database loses before that comes back as a row of a live session whose
+     * number is settled, which that session's next renewal deletes as a ghost
+     * ({@link JdbcSessionKeeper}); its key is held by nobody meanwhile, so no one holds twice.
      */
     final @Nullable String deleteEntryAndNotify;
 
@@ -193,7 +201,8 @@ final class JdbcTables {
         this.deleteEntry = "DELETE FROM " + this.entries + " WHERE FENCE = ? AND SESSION_ID = ?";
         String lockKeyRowFirst = "SELECT LOCK_ID FROM " + this.keys + " WHERE LOCK_ID = ? FOR UPDATE; ";
         this.deleteEntryAndNotify = dialect.hasNotifications()
-                ? lockKeyRowFirst
+                ? "SELECT set_config('synchronous_commit', 'off', true) FROM " + this.keys
+                        + " WHERE LOCK_ID = ? FOR UPDATE; "
                         + "WITH released AS (DELETE FROM " + this.entries + " WHERE FENCE = ? AND SESSION_ID = ? "
                         + "RETURNING LOCK_ID) SELECT (SELECT COUNT(*) FROM released), (SELECT pg_notify(?, "
                         + "MIN(e.FENCE)::TEXT) FROM " + this.entries + " e WHERE e.LOCK_ID IN "

@@ -18,6 +18,7 @@ import io.github.distlock.FencedLock;
 import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.Delegation;
 import io.github.distlock.testsupport.FaultInjectionTest;
+import io.github.distlock.testsupport.PostgresServer;
 import io.github.distlock.testsupport.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -112,6 +113,37 @@ class PostgresNotificationIntegrationTests {
         assertThat(lock.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("woken once the row was deleted").isTrue();
         lock.unlock();
         assertThat(owner.getStatistics().getHoldsLost()).isZero();
+    }
+
+    /**
+     * A release commits without waiting for its flush. A crash of the database right after one
+     * (its background writers frozen, no synchronous commit since) brings the released row back, as a row of
+     * the holder's live session that no acquisition owns: the holder's renewal deletes it, which
+     * wakes the waiter behind it; no hold is lost and fences still grow.
+     */
+    @Test
+    void aReleaseThatADatabaseCrashLostIsDeletedAgainByItsOwnersRenewal() throws Exception {
+        // Renews every 10 s: not between the release and the crash, so nothing flushes the release.
+        JdbcLockRegistry holder = registry(JdbcLockRegistry.builder(this.database.poolThrough(this.proxy,
+                "holder-through-proxy")).ownerIdentity("holder").leaseTtl(Duration.ofSeconds(30)));
+        FencedLock held = holder.obtain(KEY);
+        assertThat(held.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        long fence = held.getFence();
+        PostgresServer server = (PostgresServer) this.database.server();
+        server.pauseBackgroundWriters();
+        held.unlock();
+        // Until the test has seen the row back, the holder's renewals do not reach the database.
+        this.proxy.reset();
+        server.restart();
+        assertThat(this.database.queryLong("SELECT COUNT(*) FROM " + this.prefix + "ENTRY"))
+            .as("the released row, back after the crash").isEqualTo(1);
+        this.proxy.restore();
+        FencedLock next = waiter(this.database.pool("waiter")).obtain(KEY);
+        assertThat(next.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("taken once the holder deleted the row")
+            .isTrue();
+        assertThat(next.getFence()).isGreaterThan(fence);
+        next.unlock();
+        assertThat(holder.getStatistics().getHoldsLost()).isZero();
     }
 
     /** A prefix in a schema of its own: its channel keeps the dot, and notifications still wake waiters. */

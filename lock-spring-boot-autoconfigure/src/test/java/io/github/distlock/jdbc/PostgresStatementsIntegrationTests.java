@@ -189,6 +189,29 @@ class PostgresStatementsIntegrationTests {
     }
 
     /**
+     * A release commits without waiting for its flush in its own transaction only: its connection
+     * goes back to the pool committing as the server says, so the application's transactions on it
+     * stay durable.
+     */
+    @Test
+    void aReleaseLeavesItsConnectionCommittingSynchronously() throws Exception {
+        database.createTables("ASYNC_RELEASE_");
+        // Two connections: LISTEN keeps one, so the release runs on the other, which the test then gets.
+        HikariDataSource pool = database.pool("async-release", 2);
+        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(pool).tablePrefix("ASYNC_RELEASE_").build()) {
+            FencedLock lock = registry.obtain("orders");
+            assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+            await().atMost(Duration.ofSeconds(30)).until(registry::isListening);
+            lock.unlock();
+            try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement();
+                    ResultSet setting = statement.executeQuery("SHOW synchronous_commit")) {
+                setting.next();
+                assertThat(setting.getString(1)).isEqualTo("on");
+            }
+        }
+    }
+
+    /**
      * On a pool without auto-commit a release still commits in the round trip that deletes: a
      * process that froze after sending it (here, one whose commit never comes) keeps nothing
      * locked, and another process takes the key.

@@ -47,7 +47,7 @@ public abstract class DatabaseServer implements AutoCloseable {
     /** Bounds creating the data directory ({@code initdb}, {@code mariadb-install-db}). */
     private static final Duration INITIALIZE_TIMEOUT = Duration.ofSeconds(120);
 
-    private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(15);
+    static final Duration EXIT_TIMEOUT = Duration.ofSeconds(15);
 
     /** Bounds each readiness probe, so that a probe cannot stall on a server that is not up yet. */
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);

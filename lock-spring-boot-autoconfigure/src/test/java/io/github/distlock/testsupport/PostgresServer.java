@@ -5,6 +5,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -54,6 +58,31 @@ public final class PostgresServer extends DatabaseServer {
     @Override
     public String username() {
         return USER;
+    }
+
+    /**
+     * Freezes the server's background processes that write (SIGSTOP) until the next {@link #kill()}:
+     * the WAL writer, the background writer, the checkpointer and the autovacuum launcher. A
+     * transaction that commits without waiting for its flush then stays in memory only, until a
+     * synchronous commit flushes it or a crash loses it.
+     * @throws SQLException if the server does not answer which processes those are
+     */
+    public void pauseBackgroundWriters() throws SQLException {
+        List<Long> pids = new ArrayList<>();
+        try (Connection connection = connect(); Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT pid FROM pg_stat_activity WHERE backend_type IN "
+                        + "('walwriter', 'background writer', 'checkpointer', 'autovacuum launcher')")) {
+            while (rows.next()) {
+                pids.add(rows.getLong(1));
+            }
+        }
+        if (pids.size() < 3) {
+            throw new IllegalStateException(description() + " shows only " + pids.size() + " of its background writers");
+        }
+        for (long pid : pids) {
+            ProcessSupport.signal(pid, "STOP");
+            ProcessSupport.awaitStopped(pid, true, EXIT_TIMEOUT);
+        }
     }
 
     @Override
