@@ -17,7 +17,8 @@ import org.springframework.util.Assert;
  * {@code distributedlocks} endpoint) that must answer from what is known instead of waiting on
  * the store. Without a live session it runs one {@link InspectableLockRegistry#connect() connect
  * attempt} at a time in the background, shared by every caller, and remembers why the last
- * attempt failed until one succeeds. Thread-safe.
+ * attempt failed until one succeeds or a session is lost (which was live after that failure).
+ * Thread-safe.
  */
 public final class StoreConnectivity {
 
@@ -34,6 +35,9 @@ public final class StoreConnectivity {
     private long attemptStartNanos;
 
     private @Nullable String lastFailure;
+
+    /** The registry's count of lost sessions when {@link #lastFailure} was recorded. */
+    private long sessionsLostAtFailure;
 
     /**
      * Creates a tracker; no attempt starts before the first check.
@@ -113,6 +117,11 @@ public final class StoreConnectivity {
     }
 
     private Connection current() {
+        if (this.lastFailure != null && sessionsLost() != this.sessionsLostAtFailure) {
+            // A session was lost since, so one was live after the failure (an acquisition reconnected
+            // without these attempts): the failure says nothing about the store now.
+            this.lastFailure = null;
+        }
         if (this.lastFailure != null) {
             return new Connection(State.UNREACHABLE, "could not connect to the lock store: " + this.lastFailure);
         }
@@ -123,10 +132,15 @@ public final class StoreConnectivity {
         this.lock.lock();
         try {
             this.lastFailure = (failure != null) ? describe(failure) : null;
+            this.sessionsLostAtFailure = sessionsLost();
         }
         finally {
             this.lock.unlock();
         }
+    }
+
+    private long sessionsLost() {
+        return this.registry.getStatistics().getSessionsLost();
     }
 
     /**
@@ -149,10 +163,16 @@ public final class StoreConnectivity {
         /** The registry holds a live session. */
         CONNECTED,
 
-        /** No live session, and no attempt failed since the last success: an attempt is running. */
+        /**
+         * No live session, and no attempt failed since the last success or the last lost session: an
+         * attempt is running.
+         */
         CONNECTING,
 
-        /** No live session, and the last connect attempt failed; another one runs in the background. */
+        /**
+         * No live session, and the last connect attempt failed (no session was lost since); another one
+         * runs in the background.
+         */
         UNREACHABLE
 
     }

@@ -3,6 +3,7 @@ package io.github.distlock.actuate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
@@ -11,6 +12,7 @@ import io.github.distlock.actuate.DistributedLocksEndpoint.LockDescriptor;
 import io.github.distlock.actuate.DistributedLocksEndpoint.LockStoreUnavailableException;
 import io.github.distlock.actuate.DistributedLocksEndpoint.LocksDescriptor;
 import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.testsupport.EtcdCluster;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,6 +28,8 @@ import static org.awaitility.Awaitility.await;
  * HTTP is covered by the sample application's tests).
  */
 class DistributedLocksEndpointTests {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
 
     @RegisterExtension
     static final EtcdClusterExtension etcd = EtcdClusterExtension.single();
@@ -98,6 +102,48 @@ class DistributedLocksEndpointTests {
                 .startsWith("could not connect to the lock store: ")
                 .doesNotContain("127.0.0.1"));
             assertUnavailableWithin(endpoint, Duration.ofMillis(200));
+        }
+    }
+
+    /**
+     * A failed connect attempt says nothing about the store once a session was live after it (here
+     * an acquisition's): after that session is lost, a request waits for the next attempt rather
+     * than answering with the old failure.
+     */
+    @Test
+    void aFailureFromBeforeTheLastSessionIsNotReportedOnceThatSessionIsLost() {
+        EtcdCluster.Member member = etcd.cluster().member(0);
+        try (Client client = etcd.newClient();
+                EtcdLockRegistry registry = EtcdLockRegistry.builder(client)
+                    .namespace("/endpoint-" + UUID.randomUUID() + "/")
+                    .leaseTtl(Duration.ofSeconds(2))
+                    .requestTimeout(Duration.ofMillis(500))
+                    .build()) {
+            DistributedLocksEndpoint endpoint = new DistributedLocksEndpoint(registry, Duration.ofSeconds(10));
+            member.stop();
+            try {
+                await().atMost(LONG).untilAsserted(() -> assertThat(unavailable(endpoint).getReason())
+                    .startsWith("could not connect to the lock store: "));
+            }
+            finally {
+                member.restart();
+            }
+            FencedLock lock = registry.obtain("orders/42");
+            // In this thread: the lock belongs to the thread that took it.
+            await().atMost(LONG).pollInSameThread().ignoreExceptions().until(() -> lock.tryLock(5, TimeUnit.SECONDS));
+            lock.unlock();
+            member.pause();
+            try {
+                await().atMost(LONG).until(() -> registry.getStatistics().getSessionsLost() == 1);
+            }
+            finally {
+                member.resume();
+            }
+            LockDescriptor free = endpoint.lock(new String[] { "orders", "42" });
+            assertThat(free.holder()).isNull();
+        }
+        finally {
+            etcd.cluster().ensureAllRunning();
         }
     }
 
