@@ -30,6 +30,12 @@ public class EtcdLockRegistryHealthIndicator extends LockRegistryHealthIndicator
     }
 
     @Override
+    protected Duration getBoundingLeaseTtl() {
+        Duration granted = this.registry.getGrantedLeaseTtl();
+        return (granted != null) ? granted : this.registry.getLeaseTtl();
+    }
+
+    @Override
     protected void storeDetails(Health.Builder builder) {
         Duration granted = this.registry.getGrantedLeaseTtl();
         if (granted != null && !granted.equals(this.registry.getLeaseTtl())) {

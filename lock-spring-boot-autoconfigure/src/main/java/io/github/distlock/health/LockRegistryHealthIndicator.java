@@ -87,7 +87,8 @@ public class LockRegistryHealthIndicator extends AbstractHealthIndicator {
         else {
             // The check above started a new session in the background, so that an idle application
             // reports UP again once the store is back instead of waiting for its next acquisition.
-            String ttl = (leaseTtl != null) ? " (TTL " + print(leaseTtl) + ")" : "";
+            Duration boundingTtl = getBoundingLeaseTtl();
+            String ttl = (boundingTtl != null) ? " (TTL " + print(boundingTtl) + ")" : "";
             builder.down()
                 .withDetail("reason", "the " + this.store + " session was lost: it was not renewed for "
                         + print(renewalAge) + ttl + "; reconnecting, locks cannot be held until " + this.store
@@ -96,12 +97,22 @@ public class LockRegistryHealthIndicator extends AbstractHealthIndicator {
     }
 
     /**
-     * The TTL that bounds how long a crashed holder blocks others and how long a holder cut off
-     * from the store believes it holds: shown as {@code leaseTtl}.
+     * The configured TTL, which bounds how long a crashed holder blocks others and how long a holder
+     * cut off from the store believes it holds (unless the store applies another, see
+     * {@link #getBoundingLeaseTtl()}): shown as {@code leaseTtl}.
      * @return the lease TTL, or {@code null} if the store has none (the default)
      */
     protected @Nullable Duration getLeaseTtl() {
         return null;
+    }
+
+    /**
+     * The TTL the store actually applies, where it may differ from {@link #getLeaseTtl()} (etcd
+     * grants at least its minimum): named in the reason of a lost session.
+     * @return that TTL; {@link #getLeaseTtl()} by default
+     */
+    protected @Nullable Duration getBoundingLeaseTtl() {
+        return getLeaseTtl();
     }
 
     /**

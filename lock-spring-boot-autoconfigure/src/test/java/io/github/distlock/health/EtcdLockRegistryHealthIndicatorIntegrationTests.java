@@ -63,7 +63,9 @@ class EtcdLockRegistryHealthIndicatorIntegrationTests {
                 Health down = indicator.health();
                 assertThat(down.getDetails()).containsEntry("sessionAlive", false)
                     .hasEntrySatisfying("reason",
-                            (reason) -> assertThat(reason).asString().contains("session was lost"));
+                            (reason) -> assertThat(reason).asString().contains("session was lost")
+                                // The granted TTL: the one that bounds a crashed holder.
+                                .contains("(TTL 2s)"));
 
                 // Without any acquisition, the indicator's own reconnect makes it UP again.
                 cluster.member(0).restart();
