@@ -5,7 +5,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
@@ -68,6 +71,9 @@ final class ZookeeperLockStore implements LockStore {
     private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private static final long SWEEP_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** A listing asks for this many lock queues at once: pipelined, without queueing every key's request. */
+    private static final int QUEUE_READS_AT_ONCE = 1000;
 
     private final CuratorFramework client;
 
@@ -518,25 +524,45 @@ final class ZookeeperLockStore implements LockStore {
 
     private LockSnapshot readLock(String key, int maxEntries, Wait wait)
             throws StoreUnavailableException, InterruptedException {
+        CuratorEvent children = await(readQueue(key), wait, "Reading lock '" + key + "'", KeeperException.Code.NONODE);
+        return readEntries(key, sortedEntries(children.getChildren()), maxEntries, wait);
+    }
+
+    private CompletableFuture<CuratorEvent> readQueue(String key) {
+        return background(callback -> this.client.getChildren().inBackground(callback)
+            .forPath(this.keyspace.lockNode(key)));
+    }
+
+    /**
+     * Reads the first {@code maxEntries} of {@code entries} that still exist, the reads of a batch
+     * sent at once: ZooKeeper answers requests pipelined on the session's connection in order, so a
+     * long queue costs a round trip, not one per entry.
+     */
+    private LockSnapshot readEntries(String key, List<String> entries, int maxEntries, Wait wait)
+            throws StoreUnavailableException, InterruptedException {
         String lockNode = this.keyspace.lockNode(key);
-        CuratorEvent children = await(background(callback -> this.client.getChildren().inBackground(callback)
-            .forPath(lockNode)), wait, "Reading lock '" + key + "'", KeeperException.Code.NONODE);
-        List<String> entries = sortedEntries(children.getChildren());
         List<LockSnapshot.Entry> read = new ArrayList<>();
-        for (String child : entries) {
-            if (read.size() == maxEntries) {
-                break;
+        int next = 0;
+        // Another batch only for entries deleted since the queue was read.
+        while (read.size() < maxEntries && next < entries.size()) {
+            int batch = Math.min(maxEntries - read.size(), entries.size() - next);
+            List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>(batch);
+            for (String child : entries.subList(next, next + batch)) {
+                reads.add(background(callback -> this.client.getData().inBackground(callback)
+                    .forPath(lockNode + "/" + child)));
             }
-            CuratorEvent data = await(background(callback -> this.client.getData().inBackground(callback)
-                .forPath(lockNode + "/" + child)), wait, "Reading lock '" + key + "'", KeeperException.Code.NONODE);
-            Stat stat = data.getStat();
-            if (stat == null || data.getData() == null) {
-                continue;
+            next += batch;
+            for (CompletableFuture<CuratorEvent> pending : reads) {
+                CuratorEvent data = await(pending, wait, "Reading lock '" + key + "'", KeeperException.Code.NONODE);
+                Stat stat = data.getStat();
+                if (stat == null || data.getData() == null) {
+                    continue;
+                }
+                EntryValue value = EntryValue.decode(new String(data.getData(), StandardCharsets.UTF_8));
+                read.add(new LockSnapshot.Entry(value.owner(), value.thread(), stat.getCzxid(),
+                        (value.queuedAt() != null) ? value.queuedAt() : Instant.ofEpochMilli(stat.getCtime()),
+                        "0x" + Long.toHexString(stat.getEphemeralOwner()), null));
             }
-            EntryValue value = EntryValue.decode(new String(data.getData(), StandardCharsets.UTF_8));
-            read.add(new LockSnapshot.Entry(value.owner(), value.thread(), stat.getCzxid(),
-                    (value.queuedAt() != null) ? value.queuedAt() : Instant.ofEpochMilli(stat.getCtime()),
-                    "0x" + Long.toHexString(stat.getEphemeralOwner()), null));
         }
         return read.isEmpty() ? new LockSnapshot(key, null, List.of())
                 : new LockSnapshot(key, read.get(0), read.subList(1, read.size()));
@@ -569,7 +595,25 @@ final class ZookeeperLockStore implements LockStore {
                     keys.add(key);
                 }
             }
-            return LockListing.list(this.keyspace.namespace(), keys, maxEntries, (key, max) -> readLock(key, max, wait));
+            // The queues are asked for many at once: lock nodes outlive their last entry (until the
+            // server's container check, a minute by default), so with many keys a read per lock after
+            // another would outlast the request timeout.
+            Map<String, List<String>> queues = new TreeMap<>();
+            for (int from = 0; from < keys.size(); from += QUEUE_READS_AT_ONCE) {
+                Map<String, CompletableFuture<CuratorEvent>> queueReads = new LinkedHashMap<>();
+                for (String key : keys.subList(from, Math.min(keys.size(), from + QUEUE_READS_AT_ONCE))) {
+                    queueReads.put(key, readQueue(key));
+                }
+                for (Map.Entry<String, CompletableFuture<CuratorEvent>> queueRead : queueReads.entrySet()) {
+                    List<String> entries = sortedEntries(await(queueRead.getValue(), wait, "Listing the locks",
+                            KeeperException.Code.NONODE).getChildren());
+                    if (!entries.isEmpty()) {
+                        queues.put(queueRead.getKey(), entries);
+                    }
+                }
+            }
+            return LockListing.list(this.keyspace.namespace(), queues.keySet(), maxEntries,
+                    (key, max) -> readEntries(key, queues.get(key), max, wait));
         }
         catch (StoreUnavailableException ex) {
             throw new IllegalStateException("Could not read the locks from " + this.where + ": " + ex.getMessage(), ex);

@@ -24,12 +24,18 @@ final class ZookeeperTestClients {
     }
 
     static CuratorFramework started(ZooKeeperEnsemble zookeeper, int sessionTimeoutMillis) {
-        CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper.connectString(), sessionTimeoutMillis,
+        return started(zookeeper.connectString(), sessionTimeoutMillis);
+    }
+
+    /** @param connectString where the client connects, for example through a proxy */
+    static CuratorFramework started(String connectString, int sessionTimeoutMillis) {
+        CuratorFramework client = CuratorFrameworkFactory.newClient(connectString, sessionTimeoutMillis,
                 5_000, new ExponentialBackoffRetry(100, 3));
         client.start();
         try {
             if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("Could not connect to " + zookeeper);
+                client.close();
+                throw new IllegalStateException("Could not connect to ZooKeeper at " + connectString);
             }
         }
         catch (InterruptedException ex) {
