@@ -86,6 +86,21 @@ class LockRegistryMetricsTests {
     }
 
     @Test
+    void anUnfairLockPassedToAnotherThreadOfTheProcessCountsALocalHandoff() throws Exception {
+        FencedLock lock = this.registry.obtain("hot-sku");
+        lock.lock();
+        CompletableFuture<Boolean> waiter = CompletableFuture
+            .supplyAsync(() -> tryLock(this.registry.obtain("hot-sku"), LONG));
+        await().atMost(LONG).until(() -> gauge("distributed.lock.waiting") == 1);
+        assertThat(counter("distributed.lock.local.handoffs")).isZero();
+        lock.unlock();
+        assertThat(waiter.get(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        // The waiter took the store entry over without a round trip.
+        assertThat(counter("distributed.lock.local.handoffs")).isEqualTo(1);
+        assertThat(acquisitions("acquired")).isEqualTo(2);
+    }
+
+    @Test
     void aLostSessionMovesTheLossAndErrorCounters() throws Exception {
         FencedLock lock = this.registry.obtain("job");
         lock.lock();
