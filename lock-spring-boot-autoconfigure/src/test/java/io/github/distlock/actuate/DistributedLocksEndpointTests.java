@@ -1,17 +1,26 @@
 package io.github.distlock.actuate;
 
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
+import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.actuate.DistributedLocksEndpoint.EntryDescriptor;
 import io.github.distlock.actuate.DistributedLocksEndpoint.LockDescriptor;
 import io.github.distlock.actuate.DistributedLocksEndpoint.LockStoreUnavailableException;
 import io.github.distlock.actuate.DistributedLocksEndpoint.LocksDescriptor;
 import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.testsupport.Delegation;
 import io.github.distlock.testsupport.EtcdCluster;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -86,6 +95,50 @@ class DistributedLocksEndpointTests {
         assertThat(free.holder()).isNull();
         assertThat(free.waiters()).isEmpty();
         assertThat(this.endpoint.locks().locks()).isEmpty();
+    }
+
+    /**
+     * Requests for one lock that arrive while its read is in flight wait for that read rather than
+     * sending their own (a read that etcd leaves hanging is not multiplied by retrying clients).
+     */
+    @Test
+    void requestsForALockWhoseReadIsInFlightShareThatRead() throws Exception {
+        FencedLock lock = this.registry.obtain("orders/42");
+        lock.lock();
+        AtomicInteger reads = new AtomicInteger();
+        CountDownLatch readMayFinish = new CountDownLatch(1);
+        InspectableLockRegistry counting = (InspectableLockRegistry) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] { InspectableLockRegistry.class }, (proxy, method, args) -> {
+                    if (method.getName().equals("describeLock")) {
+                        reads.incrementAndGet();
+                        assertThat(readMayFinish.await(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                    }
+                    return Delegation.invoke(this.registry, method, args);
+                });
+        DistributedLocksEndpoint endpoint = new DistributedLocksEndpoint(counting, LONG);
+        ExecutorService requests = Executors.newFixedThreadPool(2);
+        try {
+            Future<LockDescriptor> first = requests.submit(() -> endpoint.lock(new String[] { "orders", "42" }));
+            await().atMost(LONG).until(() -> reads.get() == 1);
+            AtomicReference<Thread> secondThread = new AtomicReference<>();
+            Future<LockDescriptor> second = requests.submit(() -> {
+                secondThread.set(Thread.currentThread());
+                return endpoint.lock(new String[] { "orders", "42" });
+            });
+            // Waiting for an answer: it joined the read in flight, or sent its own (then blocked in it).
+            await().atMost(LONG).until(() -> secondThread.get() != null
+                    && secondThread.get().getState() == Thread.State.TIMED_WAITING);
+            readMayFinish.countDown();
+            LockDescriptor answer = first.get(LONG.toSeconds(), TimeUnit.SECONDS);
+            assertThat(answer.holder()).isNotNull();
+            assertThat(second.get(LONG.toSeconds(), TimeUnit.SECONDS)).isEqualTo(answer);
+            assertThat(reads).hasValue(1);
+        }
+        finally {
+            readMayFinish.countDown();
+            requests.shutdownNow();
+            lock.unlock();
+        }
     }
 
     @Test
