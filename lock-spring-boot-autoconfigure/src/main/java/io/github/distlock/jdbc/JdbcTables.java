@@ -120,11 +120,14 @@ final class JdbcTables {
      * <p>
      * The first also sets {@code synchronous_commit} off for this transaction alone: the release
      * commits (and is seen, and notifies) without waiting for its WAL to reach the disk, which is
-     * half of an uncontended cycle's fsyncs. Only liveness rests on a release being durable: the next
-     * synchronous commit on the server (an acquisition's write, a renewal) flushes it, and a release
-     * that a crash of the database loses before that comes back as a row of a live session whose
-     * number is settled, which that session's next renewal deletes as a ghost
-     * ({@link JdbcSessionKeeper}); its key is held by nobody meanwhile, so no one holds twice.
+     * half of an uncontended cycle's fsyncs. Only liveness rests on a release being durable: no row
+     * is ever written this way, and the next synchronous commit on the server (any acquisition's
+     * write, a renewal) flushes the release first. A release that a crash of the database (or a
+     * failover, since it does not wait for a synchronous standby either) loses before that comes
+     * back as a row of its session whose number is settled: no process acts on it, a waiter that took
+     * the key before the crash keeps it, later ones queue behind it, and tools show it as the holder
+     * until that session's next renewal deletes it as a ghost ({@link JdbcSessionKeeper}), or its
+     * session ends with it.
      */
     final @Nullable String deleteEntryAndNotify;
 
