@@ -73,9 +73,9 @@ public final class StoreConnectivity {
     }
 
     /**
-     * Like {@link #check()}, but while nothing is known yet (the first attempt, or the first after
-     * a success, is running) waits for that attempt until it has run for {@code bound}. Callers
-     * that come later, or after a failed attempt, do not wait.
+     * Like {@link #check()}, but while nothing is known yet (the first attempt is running, or the
+     * first after a success or after a lost session) waits for that attempt until it has run for
+     * {@code bound}. Callers that come later, or while a failure counts, do not wait.
      * @param bound how long an attempt may keep callers waiting
      * @return the connection state
      * @throws InterruptedException if interrupted while waiting
