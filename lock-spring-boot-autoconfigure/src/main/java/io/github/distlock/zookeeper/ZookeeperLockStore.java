@@ -72,7 +72,10 @@ final class ZookeeperLockStore implements LockStore {
 
     private static final long SWEEP_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    /** A listing asks for this many lock queues at once: pipelined, without queueing every key's request. */
+    /**
+     * A listing asks for this many lock queues, or entries of a lock, at once: pipelined, without
+     * queueing a request for every key or entry.
+     */
     private static final int QUEUE_READS_AT_ONCE = 1000;
 
     private final CuratorFramework client;
@@ -535,8 +538,8 @@ final class ZookeeperLockStore implements LockStore {
 
     /**
      * Reads the first {@code maxEntries} of {@code entries} that still exist, the reads of a batch
-     * sent at once: ZooKeeper answers requests pipelined on the session's connection in order, so a
-     * long queue costs a round trip, not one per entry.
+     * (up to {@link #QUEUE_READS_AT_ONCE}) sent at once: ZooKeeper answers requests pipelined on the
+     * session's connection in order, so a long queue costs a round trip per batch, not per entry.
      */
     private LockSnapshot readEntries(String key, List<String> entries, int maxEntries, Wait wait)
             throws StoreUnavailableException, InterruptedException {
@@ -545,7 +548,7 @@ final class ZookeeperLockStore implements LockStore {
         int next = 0;
         // Another batch only for entries deleted since the queue was read.
         while (read.size() < maxEntries && next < entries.size()) {
-            int batch = Math.min(maxEntries - read.size(), entries.size() - next);
+            int batch = Math.min(Math.min(maxEntries - read.size(), entries.size() - next), QUEUE_READS_AT_ONCE);
             List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>(batch);
             for (String child : entries.subList(next, next + batch)) {
                 reads.add(background(callback -> this.client.getData().inBackground(callback)

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -46,6 +47,8 @@ class LockRegistryMetricsTests {
             .namespace(this.namespace)
             .leaseTtl(Duration.ofSeconds(3))
             .endpoints(etcd.clientEndpoints())
+            // Passes for 5 s rather than 10 ms: a waiter scheduled late still gets the entry passed.
+            .localHandoff(new LocalHandoff(Duration.ofSeconds(5), Duration.ZERO))
             .build();
         new LockRegistryMetrics(this.registry).bindTo(this.meters);
     }
