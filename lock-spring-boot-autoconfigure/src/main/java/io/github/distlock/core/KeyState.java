@@ -3,6 +3,7 @@ package io.github.distlock.core;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -146,6 +147,9 @@ final class KeyState {
     static final class ReleaseTimer {
 
         final long deadline;
+
+        /** The timer's task once scheduled, so that an earlier timer replacing this one can cancel it. */
+        volatile @Nullable Future<?> scheduled;
 
         ReleaseTimer(long deadline) {
             this.deadline = deadline;

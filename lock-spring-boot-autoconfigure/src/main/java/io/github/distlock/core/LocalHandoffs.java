@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -218,8 +219,14 @@ final class LocalHandoffs {
             }
             KeyState.ReleaseTimer timer = new KeyState.ReleaseTimer(deadline);
             if (state.releaseTimer.compareAndSet(armed, timer)) {
-                TIMER.schedule(() -> fired(state, timer), Math.max(0, deadline - System.nanoTime()),
-                        TimeUnit.NANOSECONDS);
+                timer.scheduled = TIMER.schedule(() -> fired(state, timer),
+                        Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                Future<?> replaced = (armed != null) ? armed.scheduled : null;
+                if (replaced != null) {
+                    // Its firing would find itself replaced and do nothing; until then it would keep the
+                    // task (and the key's state) in the timer's queue, one per replacement on a hot key.
+                    replaced.cancel(false);
+                }
                 return;
             }
         }
