@@ -65,14 +65,18 @@ final class JdbcSessionKeeper {
      */
     private final long livenessNanos;
 
+    private final long renewalPeriodNanos;
+
     /** Renewals, on threads that come and go (sweeps run on the call threads: {@link JdbcEntryRemovals#sweepLater()}). */
     private final ExecutorService renewer;
 
     /**
-     * Renewals in flight. Invariant: a due renewal starts unless one started less than a quarter
-     * of the TTL ago or {@link #MAX_RENEWALS_IN_FLIGHT} are in flight; so a renewal stuck on a dead
+     * Renewals in flight. Invariant: a due renewal starts unless {@link #MAX_RENEWALS_IN_FLIGHT}
+     * are in flight, or one started less than a quarter of the TTL ago while the next due one would
+     * still leave a quarter of the TTL before the session's deadline; so a renewal stuck on a dead
      * connection (up to the network timeout, or the pool's own wait) does not keep the next from
-     * renewing the session on another connection before its deadline.
+     * renewing the session on another connection before its deadline, also when it is a retry after
+     * a failure that started just before a due renewal.
      */
     private final AtomicInteger renewalsInFlight = new AtomicInteger();
 
@@ -100,8 +104,9 @@ final class JdbcSessionKeeper {
                 TimeUnit.SECONDS, new LinkedBlockingQueue<>(), DaemonThreads.numbered("distlock-jdbc-renewal"));
         renewer.allowCoreThreadTimeOut(true);
         this.renewer = renewer;
-        long renewalPeriod = Math.max(1, this.ttlNanos / 3);
-        this.maintenance.scheduleWithFixedDelay(this::renew, renewalPeriod, renewalPeriod, TimeUnit.NANOSECONDS);
+        this.renewalPeriodNanos = Math.max(1, this.ttlNanos / 3);
+        this.maintenance.scheduleWithFixedDelay(this::renew, this.renewalPeriodNanos, this.renewalPeriodNanos,
+                TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -160,7 +165,9 @@ final class JdbcSessionKeeper {
         }
         long now = System.nanoTime();
         int inFlight = this.renewalsInFlight.get();
-        if (inFlight > 0 && (inFlight >= MAX_RENEWALS_IN_FLIGHT || now - this.lastRenewalStartedAt < this.ttlNanos / 4)) {
+        boolean nextTooLate = current.renewedAt() + this.livenessNanos - now < this.renewalPeriodNanos + this.ttlNanos / 4;
+        if (inFlight > 0 && (inFlight >= MAX_RENEWALS_IN_FLIGHT
+                || (now - this.lastRenewalStartedAt < this.ttlNanos / 4 && !nextTooLate))) {
             return;
         }
         if (!this.renewalsInFlight.compareAndSet(inFlight, inFlight + 1)) {

@@ -2,6 +2,7 @@ package io.github.distlock.jdbc;
 
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -10,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
@@ -114,6 +116,45 @@ class JdbcLockRegistryTests {
             FencedLock lock = registry.obtain("held", true);
             assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
             await().atMost(ttl).until(stuckOne::get);
+            await().during(ttl.multipliedBy(2)).atMost(ttl.multipliedBy(3))
+                .until(() -> registry.isSessionAlive() && registry.getStatistics().getHoldsLost() == 0);
+            lock.unlock();
+        }
+        finally {
+            testDone.countDown();
+            pool.close();
+        }
+    }
+
+    /**
+     * Renewals that fail at once are retried every tenth of the TTL; a retry that then sticks just
+     * before a due renewal must not keep that renewal from running: the next due one would come
+     * after the session's deadline. With a 3 s TTL: renewals due every second, the second and its
+     * two retries fail, the third retry (started 0.9 s after the second) hangs.
+     */
+    @Test
+    void aRetryThatSticksJustBeforeADueRenewalDoesNotCostTheSession() throws Exception {
+        HikariDataSource pool = database.pool("stuck-retry", 4);
+        JdbcSchema.initialize(pool, "STUCK_RETRY_");
+        AtomicInteger renewals = new AtomicInteger();
+        CountDownLatch testDone = new CountDownLatch(1);
+        DataSource failingThenStuck = JdbcProxies.connectionsCalling(pool, (method, args) -> {
+            if (method.getName().startsWith("prepare") && String.valueOf(args[0]).contains("SET EXPIRES_AT")) {
+                int renewal = renewals.incrementAndGet();
+                if (renewal >= 2 && renewal <= 4) {
+                    throw new SQLException("connection reset (renewal " + renewal + ")");
+                }
+                if (renewal == 5) {
+                    testDone.await();
+                }
+            }
+        });
+        Duration ttl = Duration.ofSeconds(3);
+        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(failingThenStuck).tablePrefix("STUCK_RETRY_")
+            .leaseTtl(ttl).build()) {
+            FencedLock lock = registry.obtain("held", true);
+            assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
+            await().atMost(ttl.multipliedBy(3)).until(() -> renewals.get() >= 5);
             await().during(ttl.multipliedBy(2)).atMost(ttl.multipliedBy(3))
                 .until(() -> registry.isSessionAlive() && registry.getStatistics().getHoldsLost() == 0);
             lock.unlock();
