@@ -159,11 +159,13 @@ final class JdbcCalls {
                 // Each restore on its own: on a connection the driver closed (a network timeout), a failing
                 // restore must neither hide the call's own failure nor skip the other restore.
                 restoreAutoCommit(connection, autoCommit);
-                if (networkTimeout != NOT_SET) {
-                    restoreNetworkTimeout(connection, networkTimeout);
-                }
+                // The isolation level first: on PostgreSQL it is a round trip, which the network timeout
+                // still bounds (the pool's own is often none).
                 if (isolation != NOT_SET) {
                     restoreIsolation(connection, isolation);
+                }
+                if (networkTimeout != NOT_SET) {
+                    restoreNetworkTimeout(connection, networkTimeout);
                 }
             }
             return answer;
@@ -187,7 +189,7 @@ final class JdbcCalls {
         }
     }
 
-    private static void restoreAutoCommit(Connection connection, boolean autoCommit) {
+    static void restoreAutoCommit(Connection connection, boolean autoCommit) {
         try {
             if (connection.getAutoCommit() != autoCommit) {
                 connection.setAutoCommit(autoCommit);
