@@ -61,8 +61,9 @@ final class JdbcWakeups {
 
     /**
      * Makes a written entry reachable by notifications, tells it to read its queue now if a
-     * release named it before this, and that an entry is queued behind it if a newer entry of its
-     * key was notified before this or notifications may have been missed.
+     * release named it before this or notifications may have been missed, and that an entry is
+     * queued behind it if a newer entry of its key was notified before this or notifications may
+     * have been missed.
      */
     void register(JdbcEntry entry) {
         long fence = entry.fence();
@@ -82,7 +83,13 @@ final class JdbcWakeups {
                 entry.checkNow();
             }
             QueuedBehind newest = this.queuedBehindByKey.get(entry.lockId);
-            if ((newest != null && newest.fence() > fence) || mayHaveMissedNotifications(entry)) {
+            boolean mayHaveMissed = mayHaveMissedNotifications(entry);
+            if (mayHaveMissed) {
+                // Written before the current LISTEN took effect, and registered after listening() told the
+                // entries registered then: a release before that may have gone unheard too.
+                entry.checkNow();
+            }
+            if ((newest != null && newest.fence() > fence) || mayHaveMissed) {
                 // An entry was queued behind it between its commit and now, or may have been.
                 entry.queuedBehind();
             }
