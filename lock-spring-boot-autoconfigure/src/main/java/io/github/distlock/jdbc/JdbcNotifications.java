@@ -122,38 +122,63 @@ final class JdbcNotifications {
         }
     }
 
-    /** Listens on {@code listener} until closed. */
+    /** Listens on {@code listener} until closed; gives it back unsubscribed, with its auto-commit as it came. */
     private void listen(Connection listener) throws SQLException {
-        if (!listener.getAutoCommit()) {
+        boolean autoCommit = listener.getAutoCommit();
+        if (!autoCommit) {
             listener.setAutoCommit(true);
         }
-        try (Statement listen = listener.createStatement()) {
-            listen.execute("LISTEN \"" + this.channel + "\"");
-        }
-        // Not 0, which means "none"; set before the callback, which compares entries with it.
-        this.listeningSince = System.nanoTime() | 1;
-        this.listening.run();
-        this.retryMillis = RETRY_MILLIS;
-        PGConnection postgres = listener.unwrap(PGConnection.class);
-        long heardAt = System.nanoTime();
-        while (!this.closed) {
-            PGNotification[] notifications = postgres.getNotifications(WAIT_MILLIS);
-            if (notifications != null && notifications.length > 0) {
-                heardAt = System.nanoTime();
-                for (PGNotification notification : notifications) {
-                    deliver(notification.getParameter());
+        try {
+            try (Statement listen = listener.createStatement()) {
+                listen.execute("LISTEN \"" + this.channel + "\"");
+            }
+            // Not 0, which means "none"; set before the callback, which compares entries with it.
+            this.listeningSince = System.nanoTime() | 1;
+            this.listening.run();
+            this.retryMillis = RETRY_MILLIS;
+            PGConnection postgres = listener.unwrap(PGConnection.class);
+            long heardAt = System.nanoTime();
+            while (!this.closed) {
+                PGNotification[] notifications = postgres.getNotifications(WAIT_MILLIS);
+                if (notifications != null && notifications.length > 0) {
+                    heardAt = System.nanoTime();
+                    for (PGNotification notification : notifications) {
+                        deliver(notification.getParameter());
+                    }
+                }
+                else if (System.nanoTime() - heardAt >= PROBE_AFTER_NANOS) {
+                    // Throws if the connection died silently; it is then replaced.
+                    try (Statement probe = listener.createStatement()) {
+                        probe.execute("SELECT 1");
+                    }
+                    heardAt = System.nanoTime();
                 }
             }
-            else if (System.nanoTime() - heardAt >= PROBE_AFTER_NANOS) {
-                // Throws if the connection died silently; it is then replaced.
-                try (Statement probe = listener.createStatement()) {
-                    probe.execute("SELECT 1");
-                }
-                heardAt = System.nanoTime();
+        }
+        finally {
+            // Also after a failure of this side (a callback that threw): a pooled connection still
+            // subscribed would buffer every release's notification unread, and could fill the
+            // server's notification queue, after which every release fails.
+            unlistenOrAbort(listener);
+            if (!autoCommit) {
+                JdbcCalls.restoreAutoCommit(listener, false);
             }
         }
+    }
+
+    private void unlistenOrAbort(Connection listener) {
         try (Statement unlisten = listener.createStatement()) {
             unlisten.execute("UNLISTEN \"" + this.channel + "\"");
+        }
+        catch (SQLException | RuntimeException ex) {
+            logger.debug("UNLISTEN on {} failed ({}); closing the connection", this.where, ex.getMessage());
+            try {
+                listener.abort(Runnable::run);
+            }
+            catch (SQLException | RuntimeException abortFailed) {
+                logger.debug("Aborting the listening connection to {} failed: {}", this.where,
+                        abortFailed.getMessage());
+            }
         }
     }
 
