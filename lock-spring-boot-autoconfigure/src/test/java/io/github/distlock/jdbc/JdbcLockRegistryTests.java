@@ -10,7 +10,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
@@ -100,30 +99,13 @@ class JdbcLockRegistryTests {
      */
     @Test
     void aStuckRenewalDoesNotCostTheSession() throws Exception {
-        HikariDataSource pool = database.pool("stuck-renewal", 4);
-        JdbcSchema.initialize(pool, "STUCK_RENEWAL_");
-        AtomicBoolean stuckOne = new AtomicBoolean();
         CountDownLatch testDone = new CountDownLatch(1);
-        DataSource firstRenewalHangs = JdbcProxies.connectionsCalling(pool, (method, args) -> {
-            if (method.getName().startsWith("prepare") && String.valueOf(args[0]).contains("SET EXPIRES_AT")
-                    && stuckOne.compareAndSet(false, true)) {
+        AtomicInteger renewals = new AtomicInteger();
+        assertSessionOutlivesRenewalFaults("STUCK_RENEWAL_", testDone, renewals, 1, renewal -> {
+            if (renewal == 1) {
                 testDone.await();
             }
         });
-        Duration ttl = Duration.ofSeconds(3);
-        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(firstRenewalHangs).tablePrefix("STUCK_RENEWAL_")
-            .leaseTtl(ttl).build()) {
-            FencedLock lock = registry.obtain("held", true);
-            assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
-            await().atMost(ttl).until(stuckOne::get);
-            await().during(ttl.multipliedBy(2)).atMost(ttl.multipliedBy(3))
-                .until(() -> registry.isSessionAlive() && registry.getStatistics().getHoldsLost() == 0);
-            lock.unlock();
-        }
-        finally {
-            testDone.countDown();
-            pool.close();
-        }
     }
 
     /**
@@ -134,27 +116,43 @@ class JdbcLockRegistryTests {
      */
     @Test
     void aRetryThatSticksJustBeforeADueRenewalDoesNotCostTheSession() throws Exception {
-        HikariDataSource pool = database.pool("stuck-retry", 4);
-        JdbcSchema.initialize(pool, "STUCK_RETRY_");
-        AtomicInteger renewals = new AtomicInteger();
         CountDownLatch testDone = new CountDownLatch(1);
-        DataSource failingThenStuck = JdbcProxies.connectionsCalling(pool, (method, args) -> {
+        AtomicInteger renewals = new AtomicInteger();
+        assertSessionOutlivesRenewalFaults("STUCK_RETRY_", testDone, renewals, 5, renewal -> {
+            if (renewal >= 2 && renewal <= 4) {
+                throw new SQLException("connection reset (renewal " + renewal + ")");
+            }
+            if (renewal == 5) {
+                testDone.await();
+            }
+        });
+    }
+
+    /** What a test does to the n-th renewal (from 1) on the calling thread, before it is prepared. */
+    @FunctionalInterface
+    private interface RenewalFault {
+
+        void before(int renewal) throws Exception;
+    }
+
+    /**
+     * Holds a key with a 3 s TTL on a registry whose renewals meet {@code fault}, and checks that
+     * the session and its hold outlive two TTLs once {@code faultyRenewals} renewals were made.
+     */
+    private static void assertSessionOutlivesRenewalFaults(String prefix, CountDownLatch testDone,
+            AtomicInteger renewals, int faultyRenewals, RenewalFault fault) throws Exception {
+        HikariDataSource pool = database.pool(prefix.toLowerCase(java.util.Locale.ROOT), 4);
+        JdbcSchema.initialize(pool, prefix);
+        DataSource faulty = JdbcProxies.connectionsCalling(pool, (method, args) -> {
             if (method.getName().startsWith("prepare") && String.valueOf(args[0]).contains("SET EXPIRES_AT")) {
-                int renewal = renewals.incrementAndGet();
-                if (renewal >= 2 && renewal <= 4) {
-                    throw new SQLException("connection reset (renewal " + renewal + ")");
-                }
-                if (renewal == 5) {
-                    testDone.await();
-                }
+                fault.before(renewals.incrementAndGet());
             }
         });
         Duration ttl = Duration.ofSeconds(3);
-        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(failingThenStuck).tablePrefix("STUCK_RETRY_")
-            .leaseTtl(ttl).build()) {
+        try (JdbcLockRegistry registry = JdbcLockRegistry.builder(faulty).tablePrefix(prefix).leaseTtl(ttl).build()) {
             FencedLock lock = registry.obtain("held", true);
             assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
-            await().atMost(ttl.multipliedBy(3)).until(() -> renewals.get() >= 5);
+            await().atMost(ttl.multipliedBy(3)).until(() -> renewals.get() >= faultyRenewals);
             await().during(ttl.multipliedBy(2)).atMost(ttl.multipliedBy(3))
                 .until(() -> registry.isSessionAlive() && registry.getStatistics().getHoldsLost() == 0);
             lock.unlock();
