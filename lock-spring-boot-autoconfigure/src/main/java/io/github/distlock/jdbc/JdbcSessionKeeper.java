@@ -165,7 +165,8 @@ final class JdbcSessionKeeper {
         }
         long now = System.nanoTime();
         int inFlight = this.renewalsInFlight.get();
-        boolean nextTooLate = current.renewedAt() + this.livenessNanos - now < this.renewalPeriodNanos + this.ttlNanos / 4;
+        long leftAtNextDue = current.renewedAt() + this.livenessNanos - now - this.renewalPeriodNanos;
+        boolean nextTooLate = leftAtNextDue < this.ttlNanos / 4;
         if (inFlight > 0 && (inFlight >= MAX_RENEWALS_IN_FLIGHT
                 || (now - this.lastRenewalStartedAt < this.ttlNanos / 4 && !nextTooLate))) {
             return;

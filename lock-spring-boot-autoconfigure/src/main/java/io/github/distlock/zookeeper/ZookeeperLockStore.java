@@ -527,7 +527,8 @@ final class ZookeeperLockStore implements LockStore {
 
     private LockSnapshot readLock(String key, int maxEntries, Wait wait)
             throws StoreUnavailableException, InterruptedException {
-        CuratorEvent children = await(readQueue(key), wait, "Reading lock '" + key + "'", KeeperException.Code.NONODE);
+        CuratorEvent children = await(readQueue(key), wait, "Reading lock '" + key + "'",
+                KeeperException.Code.NONODE);
         return readEntries(key, sortedEntries(children.getChildren()), maxEntries, wait);
     }
 

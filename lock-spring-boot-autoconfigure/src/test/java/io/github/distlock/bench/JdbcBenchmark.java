@@ -145,8 +145,8 @@ final class JdbcBenchmark {
                 cycles.add(() -> floorCycle(pool, true));
                 samples.add(floorFlushingOnce);
             }
-            UncontendedRounds.measureCycles(() -> floorCycle(pool, false), floor, cycles, samples, WARMUP_CYCLES, ROUNDS,
-                    CYCLES_PER_ROUND);
+            UncontendedRounds.measureCycles(() -> floorCycle(pool, false), floor, cycles, samples, WARMUP_CYCLES,
+                    ROUNDS, CYCLES_PER_ROUND);
         }
         table.info(scenario, "raw floor" + database + ": INSERT + DELETE of one row, autocommit, serial",
                 measured(floor), "", "");

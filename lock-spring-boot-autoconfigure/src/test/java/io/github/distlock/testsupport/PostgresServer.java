@@ -77,7 +77,8 @@ public final class PostgresServer extends DatabaseServer {
             }
         }
         if (pids.size() < 3) {
-            throw new IllegalStateException(description() + " shows only " + pids.size() + " of its background writers");
+            throw new IllegalStateException(description() + " shows only " + pids.size()
+                    + " of its background writers");
         }
         for (long pid : pids) {
             ProcessSupport.signal(pid, "STOP");
