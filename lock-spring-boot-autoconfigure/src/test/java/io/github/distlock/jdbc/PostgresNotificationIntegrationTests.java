@@ -116,10 +116,10 @@ class PostgresNotificationIntegrationTests {
     }
 
     /**
-     * A release commits without waiting for its flush. A crash of the database right after one
-     * (its background writers frozen, no synchronous commit since) brings the released row back, as a row of
-     * the holder's live session that no acquisition owns: the holder's renewal deletes it, which
-     * wakes the waiter behind it; no hold is lost and fences still grow.
+     * A release commits without waiting for its flush. A crash of the database right after one (its
+     * background writers frozen, no synchronous commit since) brings the released row back, as a
+     * row of the holder's live session that no acquisition owns: the holder's renewal deletes it,
+     * which wakes the waiter behind it; the holder keeps its session and fences still grow.
      */
     @Test
     void aReleaseThatADatabaseCrashLostIsDeletedAgainByItsOwnersRenewal() throws Exception {
