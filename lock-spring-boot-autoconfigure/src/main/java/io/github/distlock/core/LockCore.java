@@ -47,6 +47,9 @@ public final class LockCore implements HoldLossListener {
     /** Pause between attempts after a store call failed. */
     private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+    /** How often a thread waiting at the unfair gate looks whether the registry was closed. */
+    private static final long GATE_CLOSE_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private final LockStore store;
 
     private final LockStatistics.Recorder statistics;
@@ -128,7 +131,7 @@ public final class LockCore implements HoldLossListener {
                 return true;
             }
             // Unfair acquirers of one process queue here first: one store entry per key and process.
-            boolean passedGate = !lock.isFair() && wait.lock(state.unfairGate);
+            boolean passedGate = !lock.isFair() && passGate(state, wait, start);
             if (!lock.isFair() && !passedGate) {
                 this.statistics.timedOut();
                 lock.missed(localHolderOrAhead(state, current));
@@ -176,6 +179,27 @@ public final class LockCore implements HoldLossListener {
                 releaseState(state);
             }
         }
+    }
+
+    /**
+     * Passes the key's unfair gate within {@code wait}, in slices: behind a thread of this process
+     * that holds the key (or lost its hold and has not unlocked yet) a waiter stays at the gate, and
+     * a registry closed meanwhile must end it as it ends the waiters queued in the store.
+     * @return whether the gate was passed; {@code false} once the wait is over
+     * @throws LockAcquisitionException if the registry was closed while waiting
+     */
+    private boolean passGate(KeyState state, Wait wait, long start) throws InterruptedException {
+        while (!wait.atMost(GATE_CLOSE_CHECK_NANOS).lock(state.unfairGate)) {
+            if (wait.isOver()) {
+                return false;
+            }
+            if (this.store.isClosed()) {
+                this.statistics.failed();
+                throw new LockAcquisitionException(state.key, Duration.ofNanos(System.nanoTime() - start),
+                        localHolderOrAhead(state, Thread.currentThread()), "the lock registry was closed", null);
+            }
+        }
+        return true;
     }
 
     /**

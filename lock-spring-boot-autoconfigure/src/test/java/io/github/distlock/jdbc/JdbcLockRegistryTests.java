@@ -5,7 +5,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -159,6 +161,45 @@ class JdbcLockRegistryTests {
         }
         finally {
             testDone.countDown();
+            pool.close();
+        }
+    }
+
+    /**
+     * Closing the registry ends its waiters, those queued in the database and those of the same
+     * process waiting at the unfair gate behind a thread of this process alike.
+     */
+    @Test
+    void closingTheRegistryEndsEveryWaiterAlsoThoseAtTheUnfairGate() throws Exception {
+        HikariDataSource pool = database.pool("closing", 4);
+        JdbcSchema.initialize(pool, "CLOSING_");
+        ExecutorService threads = Executors.newFixedThreadPool(3);
+        CountDownLatch testDone = new CountDownLatch(1);
+        try {
+            JdbcLockRegistry registry = JdbcLockRegistry.builder(pool).tablePrefix("CLOSING_").build();
+            CountDownLatch held = new CountDownLatch(1);
+            threads.submit(() -> {
+                registry.obtain("job").lock();
+                held.countDown();
+                testDone.await();
+                return null;
+            });
+            assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
+            Future<Boolean> fairWaiter = threads.submit(() -> registry.obtain("job", true).tryLock(5, TimeUnit.MINUTES));
+            Future<Boolean> unfairWaiter = threads.submit(() -> registry.obtain("job").tryLock(5, TimeUnit.MINUTES));
+            await().atMost(Duration.ofSeconds(30)).until(() -> registry.getWaitingThreadCount() == 2);
+            registry.close();
+            for (Future<Boolean> waiter : List.of(fairWaiter, unfairWaiter)) {
+                assertThat(waiter).failsWithin(Duration.ofSeconds(30))
+                    .withThrowableOfType(ExecutionException.class)
+                    .havingCause()
+                    .isInstanceOf(LockAcquisitionException.class)
+                    .withMessageContaining("the lock registry was closed");
+            }
+        }
+        finally {
+            testDone.countDown();
+            threads.shutdownNow();
             pool.close();
         }
     }
