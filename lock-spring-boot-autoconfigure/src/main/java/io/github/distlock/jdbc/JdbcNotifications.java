@@ -160,9 +160,7 @@ final class JdbcNotifications {
             // subscribed would buffer every release's notification unread, and could fill the
             // server's notification queue, after which every release fails.
             unlistenOrAbort(listener);
-            if (!autoCommit) {
-                JdbcCalls.restoreAutoCommit(listener, false);
-            }
+            JdbcCalls.restoreAutoCommit(listener, autoCommit);
         }
     }
 
