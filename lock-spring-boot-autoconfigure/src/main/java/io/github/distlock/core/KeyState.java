@@ -2,6 +2,7 @@ package io.github.distlock.core;
 
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
@@ -74,6 +75,20 @@ final class KeyState {
 
         private boolean lost;
 
+        /*
+         * Guarded by the monitor too: whether the process keeps the entry, from the keep until a
+         * thread takes it or the release that gives it back has returned, and the future that
+         * fair acquisitions of the process wait on meanwhile. Whoever ends the keeping completes
+         * it, so every fair acquisition that saw the entry kept waits for that one give-back,
+         * whichever thread carries it out.
+         */
+        private boolean keeping;
+
+        private @Nullable CompletableFuture<Void> keepingEnded;
+
+        /** A fair acquisition of the process waits for the lingering entry: the next check gives it back. */
+        volatile boolean giveBackWanted;
+
         /** Whether another entry is known (or, where the store cannot tell, assumed) to wait behind this one. */
         volatile boolean contended;
 
@@ -106,6 +121,8 @@ final class KeyState {
                 return false;
             }
             this.status = Status.KEPT;
+            this.keeping = true;
+            this.giveBackWanted = false;
             return true;
         }
 
@@ -115,12 +132,43 @@ final class KeyState {
          * @return false if it was lost meanwhile: then it ended, with no hold lost
          */
         synchronized boolean takeIfAlive(boolean knownLost) {
+            endKeeping();
             if (this.lost || knownLost) {
                 this.status = Status.ENDED;
                 return false;
             }
             this.status = Status.HELD;
             return true;
+        }
+
+        /** The release that gave the kept entry back to the store (or dropped it) has returned. */
+        synchronized void givenBack() {
+            endKeeping();
+        }
+
+        /**
+         * A fair acquisition of the process asks for the kept entry to go back to the store.
+         * @return completes once the entry is no longer kept (taken by a thread or given back), or
+         * {@code null} if it is no longer kept already
+         */
+        synchronized @Nullable CompletableFuture<Void> awaitKeepingEnd() {
+            if (!this.keeping) {
+                return null;
+            }
+            this.giveBackWanted = true;
+            if (this.keepingEnded == null) {
+                this.keepingEnded = new CompletableFuture<>();
+            }
+            return this.keepingEnded;
+        }
+
+        private void endKeeping() {
+            this.keeping = false;
+            if (this.keepingEnded != null) {
+                // Only fair acquisitions' bounded gets wait on it: completing runs no code of theirs here.
+                this.keepingEnded.complete(null);
+                this.keepingEnded = null;
+            }
         }
 
         /** The process gives the kept entry back to the store (or drops it): a loss from now on is no lost hold. */

@@ -245,7 +245,8 @@ final class LocalHandoffs {
 
     /**
      * Gives the kept entry back to the store if it is due: its time is up, it lingers and another
-     * entry queued behind it, it was lost, or the store was closed. Runs on a release thread.
+     * entry queued behind it or a fair acquisition of the process waits for it, it was lost, or the
+     * store was closed. Runs on a release thread.
      */
     private void check(KeyState state) {
         if (state.kept == null) {
@@ -263,8 +264,8 @@ final class LocalHandoffs {
                 return;
             }
             long now = System.nanoTime();
-            boolean due = now - kept.keptUntil >= 0 || (kept.lingering && kept.contended) || this.store.isClosed()
-                    || kept.entry.lostReason() != null;
+            boolean due = now - kept.keptUntil >= 0 || (kept.lingering && (kept.contended || kept.giveBackWanted))
+                    || this.store.isClosed() || kept.entry.lostReason() != null;
             if (!due) {
                 arm(state, kept.keptUntil);
                 return;
@@ -281,55 +282,31 @@ final class LocalHandoffs {
     }
 
     /**
-     * A fair acquisition found the process's entry of the key lingering: gives it back to the
-     * store first, on a release thread, so that the fair entry does not queue behind it (a try
-     * without waiting would fail on a key that no thread holds). An entry kept for a thread
-     * waiting at the gate stays for that thread, as fair entries of other processes queue behind
-     * it too.
-     * @return completes once the entry was given back (or was not to be), or {@code null} if no
-     * entry lingers
+     * A fair acquisition found the process's entry of the key lingering: has it given back to the
+     * store first, by a check on a release thread, so that the fair entry does not queue behind it
+     * (a try without waiting would fail on a key that no thread holds). A give-back already under
+     * way (the timer's, another fair acquisition's) is waited for, not asked for again. An entry
+     * kept for a thread waiting at the gate stays for that thread, as fair entries of other
+     * processes queue behind it too; so does one that such a thread takes meanwhile.
+     * @return completes once the entry was given back or taken, or {@code null} if no entry lingers
      */
     @Nullable CompletableFuture<Void> giveBackLingering(KeyState state) {
         KeyState.Tenure seen = state.kept;
         if (seen == null || !seen.lingering) {
             return null;
         }
-        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture<Void> keepingEnded = seen.awaitKeepingEnd();
+        if (keepingEnded == null) {
+            return null;
+        }
         try {
-            this.releases.execute(() -> {
-                try {
-                    giveBackIfLingering(state);
-                }
-                finally {
-                    done.complete(null);
-                }
-            });
+            // A check that finds the gate busy looks again shortly, until the entry is taken or given back.
+            submitCheck(state);
         }
         catch (RejectedExecutionException ex) {
             return null;
         }
-        return done;
-    }
-
-    private void giveBackIfLingering(KeyState state) {
-        if (!state.unfairGate.tryLock()) {
-            // A thread is passing the gate: it takes the entry.
-            return;
-        }
-        boolean released = false;
-        try {
-            KeyState.Tenure kept = state.kept;
-            if (kept != null && kept.lingering) {
-                giveBack(state, kept);
-                released = true;
-            }
-        }
-        finally {
-            state.unfairGate.unlock();
-            if (released) {
-                this.releaseState.accept(state);
-            }
-        }
+        return keepingEnded;
     }
 
     /** Releases the kept entry to the store. Called under the unfair gate. */
@@ -343,6 +320,7 @@ final class LocalHandoffs {
             droppedWithoutHolder(kept);
         }
         state.kept = null;
+        kept.givenBack();
     }
 
     /**

@@ -159,6 +159,42 @@ class LocalHandoffRaceTests {
         assertThat(lingering.released.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("given back").isTrue();
     }
 
+    /**
+     * A fair try comes while the timer gives the process's lingering entry back and the store has
+     * not confirmed that release yet: it waits for the give-back under way (as a second fair
+     * acquisition does for the first one's) rather than queue behind the entry and fail on a key
+     * that no thread holds.
+     */
+    @Test
+    void aFairTryWaitsForAGiveBackAlreadyUnderWay() throws Exception {
+        this.store.exclusive = true;
+        LockCore core = core(new LocalHandoff(Duration.ofMinutes(1), Duration.ofMillis(20)));
+        FencedLock unfair = core.obtain("sku", false);
+        unfair.lock();
+        ScriptedEntry lingering = this.store.entries.get(0);
+        CountDownLatch releaseSent = new CountDownLatch(1);
+        CountDownLatch storeAnswers = new CountDownLatch(1);
+        lingering.onRelease(() -> {
+            releaseSent.countDown();
+            awaitQuietly(storeAnswers);
+        });
+        unfair.unlock();
+        assertThat(releaseSent.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("linger over, giving back").isTrue();
+        FencedLock fair = core.obtain("sku", true);
+        CompletableFuture<Boolean> tried = new CompletableFuture<>();
+        Thread trying = new Thread(() -> tried.complete(tryOnce(fair)), "fair-try");
+        try {
+            trying.start();
+            await().atMost(BOUND).until(() -> tried.isDone() || trying.getState() == Thread.State.TIMED_WAITING);
+            assertThat(tried).as("the try waits for the release under way").isNotDone();
+        }
+        finally {
+            storeAnswers.countDown();
+        }
+        assertThat(tried).succeedsWithin(BOUND).as("acquired once the entry was given back").isEqualTo(true);
+        assertThat(this.store.entries).as("the lingering entry, then the fair one's").hasSize(2);
+    }
+
     /** A loss while a thread holds the kept entry is a lost hold: reported once, and its unlock says so. */
     @Test
     void aLossWhileAThreadHoldsTheKeptEntryIsReportedOnce() {
@@ -255,6 +291,25 @@ class LocalHandoffRaceTests {
         }
     }
 
+    private static boolean tryOnce(FencedLock lock) {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        lock.unlock();
+        return true;
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            if (!latch.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("The test never let the store answer");
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static boolean passGate(KeyState state) {
         try {
             if (!state.unfairGate.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -276,6 +331,9 @@ class LocalHandoffRaceTests {
 
         final AtomicLong nextFence = new AtomicLong(1);
 
+        /** When set, an entry does not get its key while another entry of the key holds it: a try then fails. */
+        volatile boolean exclusive;
+
         private final AtomicReference<@Nullable Runnable> onNextIsClosed = new AtomicReference<>();
 
         ScriptedStore() {
@@ -288,7 +346,7 @@ class LocalHandoffRaceTests {
 
         @Override
         public ScriptedEntry newEntry(String key, Wait attempt) {
-            ScriptedEntry entry = new ScriptedEntry(key, this.nextFence.getAndIncrement());
+            ScriptedEntry entry = new ScriptedEntry(this, key, this.nextFence.getAndIncrement());
             this.entries.add(entry);
             return entry;
         }
@@ -310,6 +368,8 @@ class LocalHandoffRaceTests {
 
         final CountDownLatch discarded = new CountDownLatch(1);
 
+        private final ScriptedStore store;
+
         private final String key;
 
         private final long fence;
@@ -322,7 +382,8 @@ class LocalHandoffRaceTests {
 
         private volatile boolean holding;
 
-        ScriptedEntry(String key, long fence) {
+        ScriptedEntry(ScriptedStore store, String key, long fence) {
+            this.store = store;
             this.key = key;
             this.fence = fence;
         }
@@ -353,6 +414,10 @@ class LocalHandoffRaceTests {
 
         @Override
         public boolean acquire(Wait wait, Wait attempt) {
+            if (this.store.exclusive && this.store.entries.stream()
+                .anyMatch((other) -> other != this && other.key.equals(this.key) && other.holding)) {
+                return false;
+            }
             this.holding = true;
             return true;
         }
