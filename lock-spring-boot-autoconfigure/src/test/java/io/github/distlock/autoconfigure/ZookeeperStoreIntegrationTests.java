@@ -18,7 +18,7 @@ import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.Lo
 import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.LockedService;
 import io.github.distlock.autoconfigure.DistributedLockAutoConfigurationTests.OwnRegistry;
 import io.github.distlock.testsupport.Delegation;
-import io.github.distlock.testsupport.ZooKeeperEnsemble;
+import io.github.distlock.testsupport.ZooKeeperEnsembleExtension;
 import io.github.distlock.zookeeper.ZookeeperLockRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -29,6 +29,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -54,7 +55,8 @@ class ZookeeperStoreIntegrationTests {
 
     private static final String SECRET = "s3cret-value";
 
-    private static ZooKeeperEnsemble zookeeper;
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = new ZooKeeperEnsembleExtension();
 
     private static CuratorFramework observer;
 
@@ -64,18 +66,14 @@ class ZookeeperStoreIntegrationTests {
         .withPropertyValues("distributed-lock.store=zookeeper", "distributed-lock.zookeeper.request-timeout=2s");
 
     @BeforeAll
-    static void startZookeeper() throws InterruptedException {
-        zookeeper = ZooKeeperEnsemble.standalone();
+    static void startObserver() throws InterruptedException {
         observer = started(zookeeper.connectString(), null);
     }
 
     @AfterAll
-    static void stopZookeeper() {
+    static void stopObserver() {
         if (observer != null) {
             observer.close();
-        }
-        if (zookeeper != null) {
-            zookeeper.close();
         }
     }
 

@@ -6,11 +6,10 @@ import java.util.concurrent.TimeUnit;
 import io.github.distlock.FencedLock;
 import io.github.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import io.github.distlock.autoconfigure.DistributedLockHealthAutoConfiguration;
-import io.github.distlock.testsupport.ZooKeeperEnsemble;
+import io.github.distlock.testsupport.ZooKeeperEnsembleExtension;
 import io.github.distlock.zookeeper.ZookeeperLockRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -30,25 +29,14 @@ class ZookeeperLockRegistryHealthIndicatorIntegrationTests {
 
     private static final Duration LONG = Duration.ofSeconds(30);
 
-    private static ZooKeeperEnsemble zookeeper;
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = new ZooKeeperEnsembleExtension();
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class,
                 DistributedLockHealthAutoConfiguration.class))
         .withPropertyValues("distributed-lock.store=zookeeper", "distributed-lock.zookeeper.session-timeout=3s",
                 "distributed-lock.zookeeper.connection-timeout=1s", "distributed-lock.zookeeper.request-timeout=1s");
-
-    @BeforeAll
-    static void startZookeeper() {
-        zookeeper = ZooKeeperEnsemble.standalone();
-    }
-
-    @AfterAll
-    static void stopZookeeper() {
-        if (zookeeper != null) {
-            zookeeper.close();
-        }
-    }
 
     @Test
     void upWhileZookeeperRunsDownWithAReasonOnceItIsKilledAndUpAgainOnceItIsBack() {
@@ -64,7 +52,7 @@ class ZookeeperLockRegistryHealthIndicatorIntegrationTests {
                     .doesNotContainKey("leaseTtl")
                     .doesNotContainKey("reason");
 
-                zookeeper.member(0).kill();
+                zookeeper.ensemble().member(0).kill();
                 await().atMost(LONG).until(() -> quickHealth(indicator).getStatus().equals(Status.DOWN));
                 Health down = quickHealth(indicator);
                 assertThat(down.getDetails()).containsEntry("sessionAlive", false)
@@ -74,7 +62,7 @@ class ZookeeperLockRegistryHealthIndicatorIntegrationTests {
                         .doesNotContain(zookeeper.connectString()));
 
                 // Without any acquisition, the indicator's own reconnect makes it UP again.
-                zookeeper.member(0).restart();
+                zookeeper.ensemble().member(0).restart();
                 await().atMost(LONG).until(() -> isAlive(quickHealth(indicator)));
                 FencedLock lock = context.getBean(ZookeeperLockRegistry.class).obtain("health-check");
                 assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();

@@ -4,8 +4,8 @@ import java.time.Duration;
 
 import io.github.distlock.testsupport.TestStore;
 import io.github.distlock.testsupport.ZooKeeperEnsemble;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.distlock.testsupport.ZooKeeperEnsembleExtension;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Leader election on ZooKeeper: a crashed or frozen leader's session, whose timeout is the TTL,
@@ -13,19 +13,8 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class ZookeeperLeaderElectionIntegrationTests extends AbstractLeaderElectionTests {
 
-    private static ZooKeeperEnsemble zookeeper;
-
-    @BeforeAll
-    static void startZookeeper() {
-        zookeeper = ZooKeeperEnsemble.standalone();
-    }
-
-    @AfterAll
-    static void stopZookeeper() {
-        if (zookeeper != null) {
-            zookeeper.close();
-        }
-    }
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = new ZooKeeperEnsembleExtension();
 
     @Override
     protected TestStore openStore() {

@@ -10,12 +10,13 @@ import io.github.distlock.FencedLock;
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.testsupport.TcpProxy;
-import io.github.distlock.testsupport.ZooKeeperEnsemble;
+import io.github.distlock.testsupport.ZooKeeperEnsembleExtension;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,20 +30,19 @@ class ZookeeperListingIntegrationTests {
 
     private static final int EMPTY_LOCK_NODES = 2000;
 
-    private static ZooKeeperEnsemble zookeeper;
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = new ZooKeeperEnsembleExtension();
 
     private static CuratorFramework raw;
 
     @BeforeAll
-    static void startZookeeper() {
-        zookeeper = ZooKeeperEnsemble.standalone();
-        raw = ZookeeperTestClients.started(zookeeper);
+    static void startRawClient() {
+        raw = ZookeeperTestClients.started(zookeeper.ensemble());
     }
 
     @AfterAll
-    static void stopZookeeper() {
+    static void stopRawClient() {
         raw.close();
-        zookeeper.close();
     }
 
     @Test

@@ -6,12 +6,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.distlock.AbstractLocalHandoffIntegrationTests;
 import io.github.distlock.LocalHandoff;
-import io.github.distlock.testsupport.ZooKeeperEnsemble;
+import io.github.distlock.testsupport.ZooKeeperEnsembleExtension;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Local handoffs on ZooKeeper: a children watch left by the read that showed the holder first (or
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.BeforeEach;
  */
 class ZookeeperLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrationTests {
 
-    private static ZooKeeperEnsemble zookeeper;
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = new ZooKeeperEnsembleExtension();
 
     private static CuratorFramework raw;
 
@@ -31,15 +33,13 @@ class ZookeeperLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrat
     private String namespace;
 
     @BeforeAll
-    static void startZookeeper() {
-        zookeeper = ZooKeeperEnsemble.standalone();
-        raw = ZookeeperTestClients.started(zookeeper);
+    static void startRawClient() {
+        raw = ZookeeperTestClients.started(zookeeper.ensemble());
     }
 
     @AfterAll
-    static void stopZookeeper() {
+    static void stopRawClient() {
         raw.close();
-        zookeeper.close();
     }
 
     @BeforeEach
@@ -55,13 +55,13 @@ class ZookeeperLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrat
 
     @Override
     protected ZookeeperLockRegistry newRegistry(String owner, LocalHandoff localHandoff) {
-        CuratorFramework client = ZookeeperTestClients.started(zookeeper);
+        CuratorFramework client = ZookeeperTestClients.started(zookeeper.ensemble());
         this.clients.add(client);
         ZookeeperLockRegistry registry = ZookeeperLockRegistry.builder(client)
             .namespace(this.namespace)
             .ownerIdentity(owner)
             .localHandoff(localHandoff)
-            .description(zookeeper.toString())
+            .description(zookeeper.ensemble().toString())
             .build();
         this.registries.add(registry);
         return registry;

@@ -2,10 +2,11 @@ package io.github.distlock.zookeeper;
 
 import io.github.distlock.AbstractLockRegistryContractTests;
 import io.github.distlock.LockRegistry;
-import io.github.distlock.testsupport.ZooKeeperEnsemble;
+import io.github.distlock.testsupport.ZooKeeperEnsembleExtension;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -16,7 +17,8 @@ import static org.awaitility.Awaitility.await;
  */
 class ZookeeperLockRegistryContractIntegrationTests extends AbstractLockRegistryContractTests {
 
-    private static ZooKeeperEnsemble zookeeper;
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = new ZooKeeperEnsembleExtension();
 
     private static CuratorFramework client;
 
@@ -30,17 +32,16 @@ class ZookeeperLockRegistryContractIntegrationTests extends AbstractLockRegistry
 
     @BeforeAll
     static void startRegistries() {
-        zookeeper = ZooKeeperEnsemble.standalone();
-        client = ZookeeperTestClients.started(zookeeper);
-        peerClient = ZookeeperTestClients.started(zookeeper);
-        raw = ZookeeperTestClients.started(zookeeper);
+        client = ZookeeperTestClients.started(zookeeper.ensemble());
+        peerClient = ZookeeperTestClients.started(zookeeper.ensemble());
+        raw = ZookeeperTestClients.started(zookeeper.ensemble());
         registry = newRegistry(client, "registry");
         peer = newRegistry(peerClient, "peer");
     }
 
     private static ZookeeperLockRegistry newRegistry(CuratorFramework curator, String owner) {
         return ZookeeperLockRegistry.builder(curator).namespace("/contract").ownerIdentity(owner)
-            .description(zookeeper.toString()).build();
+            .description(zookeeper.ensemble().toString()).build();
     }
 
     @AfterAll
@@ -50,7 +51,6 @@ class ZookeeperLockRegistryContractIntegrationTests extends AbstractLockRegistry
         client.close();
         peerClient.close();
         raw.close();
-        zookeeper.close();
     }
 
     @Override

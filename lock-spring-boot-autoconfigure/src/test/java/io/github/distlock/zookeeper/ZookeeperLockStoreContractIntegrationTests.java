@@ -8,12 +8,13 @@ import io.github.distlock.store.AbstractLockStoreContractTests;
 import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
-import io.github.distlock.testsupport.ZooKeeperEnsemble;
+import io.github.distlock.testsupport.ZooKeeperEnsembleExtension;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The ZooKeeper store against the store contract, on a real ZooKeeper server: two stores with
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.BeforeEach;
  */
 class ZookeeperLockStoreContractIntegrationTests extends AbstractLockStoreContractTests {
 
-    private static ZooKeeperEnsemble zookeeper;
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = new ZooKeeperEnsembleExtension();
 
     private static CuratorFramework raw;
 
@@ -34,26 +36,24 @@ class ZookeeperLockStoreContractIntegrationTests extends AbstractLockStoreContra
     private ZookeeperLockStore peerStore;
 
     @BeforeAll
-    static void startZookeeper() {
-        zookeeper = ZooKeeperEnsemble.standalone();
-        raw = ZookeeperTestClients.started(zookeeper);
+    static void startRawClient() {
+        raw = ZookeeperTestClients.started(zookeeper.ensemble());
     }
 
     @AfterAll
-    static void stopZookeeper() {
+    static void stopRawClient() {
         raw.close();
-        zookeeper.close();
     }
 
     @BeforeEach
     void openStores() {
         ZookeeperKeyspace keyspace = new ZookeeperKeyspace("/store-contract-" + UUID.randomUUID());
-        this.client = ZookeeperTestClients.started(zookeeper);
-        this.peerClient = ZookeeperTestClients.started(zookeeper);
-        this.store = new ZookeeperLockStore(this.client, keyspace, Duration.ofSeconds(5), "store", zookeeper.toString(),
-                LockStatistics.recorder(), lossListener());
+        this.client = ZookeeperTestClients.started(zookeeper.ensemble());
+        this.peerClient = ZookeeperTestClients.started(zookeeper.ensemble());
+        this.store = new ZookeeperLockStore(this.client, keyspace, Duration.ofSeconds(5), "store",
+                zookeeper.ensemble().toString(), LockStatistics.recorder(), lossListener());
         this.peerStore = new ZookeeperLockStore(this.peerClient, keyspace, Duration.ofSeconds(5), "peer",
-                zookeeper.toString(), LockStatistics.recorder(), lossListener());
+                zookeeper.ensemble().toString(), LockStatistics.recorder(), lossListener());
     }
 
     @AfterEach
@@ -77,7 +77,7 @@ class ZookeeperLockStoreContractIntegrationTests extends AbstractLockStoreContra
     @Override
     protected boolean endSessionBehindTheStoresBack(LockStore lockStore) throws Exception {
         CuratorFramework owner = (lockStore == this.store) ? this.client : this.peerClient;
-        ZookeeperTestClients.expireSession(owner, zookeeper);
+        ZookeeperTestClients.expireSession(owner, zookeeper.ensemble());
         return true;
     }
 

@@ -20,7 +20,7 @@ import io.github.distlock.store.EntryValue;
 import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.BackgroundHolder;
 import io.github.distlock.testsupport.LostHolds;
-import io.github.distlock.testsupport.ZooKeeperEnsemble;
+import io.github.distlock.testsupport.ZooKeeperEnsembleExtension;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
@@ -29,6 +29,7 @@ import org.apache.zookeeper.Watcher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -46,7 +47,8 @@ class ZookeeperLostAnswersIntegrationTests {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    private static ZooKeeperEnsemble zookeeper;
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = new ZooKeeperEnsembleExtension();
 
     private static CuratorFramework client;
 
@@ -58,13 +60,12 @@ class ZookeeperLostAnswersIntegrationTests {
 
     @BeforeAll
     static void start() {
-        zookeeper = ZooKeeperEnsemble.standalone();
-        client = ZookeeperTestClients.started(zookeeper);
-        peerClient = ZookeeperTestClients.started(zookeeper);
+        client = ZookeeperTestClients.started(zookeeper.ensemble());
+        peerClient = ZookeeperTestClients.started(zookeeper.ensemble());
         registry = ZookeeperLockRegistry.builder(client).namespace("/orphans").ownerIdentity("registry")
-            .description(zookeeper.toString()).build();
+            .description(zookeeper.ensemble().toString()).build();
         peer = ZookeeperLockRegistry.builder(peerClient).namespace("/orphans").ownerIdentity("peer")
-            .description(zookeeper.toString()).build();
+            .description(zookeeper.ensemble().toString()).build();
     }
 
     /** @return the listener through which Curator tells {@code registry}'s store of connection states */
@@ -80,7 +81,6 @@ class ZookeeperLostAnswersIntegrationTests {
         peer.close();
         client.close();
         peerClient.close();
-        zookeeper.close();
     }
 
     /**
@@ -90,10 +90,10 @@ class ZookeeperLostAnswersIntegrationTests {
      */
     @Test
     void aWaiterWhoseSessionWasLostDoesNotTakeTheKeyOnTheOldSession() throws Exception {
-        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper.ensemble());
         String key = "lost-waiter-" + UUID.randomUUID();
         try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
-            .ownerIdentity("own").description(zookeeper.toString()).build()) {
+            .ownerIdentity("own").description(zookeeper.ensemble().toString()).build()) {
             FencedLock held = peer.obtain(key, true);
             assertThat(held.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
             FencedLock lock = own.obtain(key, true);
@@ -131,9 +131,9 @@ class ZookeeperLostAnswersIntegrationTests {
      */
     @Test
     void aHoldReadsAsLostOnceItsSessionIsEvenBeforeTheLossReachesItsEntry() throws Exception {
-        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper.ensemble());
         try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/session-loss")
-            .ownerIdentity("own").description(zookeeper.toString()).build()) {
+            .ownerIdentity("own").description(zookeeper.ensemble().toString()).build()) {
             FencedLock lock = own.obtain("held-" + UUID.randomUUID(), true);
             assertThat(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
             ZookeeperSession session = own.zookeeper().session();
@@ -153,7 +153,7 @@ class ZookeeperLostAnswersIntegrationTests {
      */
     @Test
     void aLostStateToldAfterTheNextSessionStartedDoesNotEndIt() throws Exception {
-        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper.ensemble());
         CountDownLatch stateHeldBack = new CountDownLatch(1);
         CountDownLatch tellStates = new CountDownLatch(1);
         Queue<ConnectionState> told = new ConcurrentLinkedQueue<>();
@@ -169,13 +169,13 @@ class ZookeeperLostAnswersIntegrationTests {
             }
         };
         try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/late-states")
-            .ownerIdentity("own").description(zookeeper.toString()).build()) {
+            .ownerIdentity("own").description(zookeeper.ensemble().toString()).build()) {
             own.connect().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             ZookeeperSession expired = own.zookeeper().session();
             ownClient.getConnectionStateListenable().addListener(holdBack);
             FencedLock lock = own.obtain("late-lost-" + UUID.randomUUID(), true);
             try {
-                ZookeeperTestClients.expireSession(ownClient, zookeeper);
+                ZookeeperTestClients.expireSession(ownClient, zookeeper.ensemble());
                 assertThat(stateHeldBack.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("a state told").isTrue();
                 // Connected again on a new session, its states not told yet.
                 assertThat(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("acquired").isTrue();
@@ -205,9 +205,9 @@ class ZookeeperLostAnswersIntegrationTests {
      */
     @Test
     void aReconnectionToldLateDoesNotEndALiveSession() throws Exception {
-        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper.ensemble());
         try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/late-reconnect")
-            .ownerIdentity("own").description(zookeeper.toString()).build()) {
+            .ownerIdentity("own").description(zookeeper.ensemble().toString()).build()) {
             FencedLock lock = own.obtain("held-" + UUID.randomUUID(), true);
             assertThat(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
             long session = ownClient.getZookeeperClient().getZooKeeper().getSessionId();
@@ -247,15 +247,15 @@ class ZookeeperLostAnswersIntegrationTests {
      */
     @Test
     void aHoldOnAnExpiredSessionReadsAsLostBeforeCuratorTellsOfTheExpiry() throws Exception {
-        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper.ensemble());
         try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/late-expiry")
-            .ownerIdentity("own").description(zookeeper.toString()).build()) {
+            .ownerIdentity("own").description(zookeeper.ensemble().toString()).build()) {
             FencedLock lock = own.obtain("held-" + UUID.randomUUID(), true);
             assertThat(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
             // Curator's states never reach the store: as if they were still queued.
             ownClient.getConnectionStateListenable().removeListener(stateListenerOf(own));
             long expired = ownClient.getZookeeperClient().getZooKeeper().getSessionId();
-            ZookeeperTestClients.expireSession(ownClient, zookeeper);
+            ZookeeperTestClients.expireSession(ownClient, zookeeper.ensemble());
             await().atMost(WAIT).until(() -> ownClient.getZookeeperClient().isConnected()
                     && ownClient.getZookeeperClient().getZooKeeper().getSessionId() != expired);
             await().atMost(Duration.ofMillis(ZookeeperTestClients.SESSION_TIMEOUT_MILLIS)).pollInSameThread()
@@ -274,10 +274,10 @@ class ZookeeperLostAnswersIntegrationTests {
      */
     @Test
     void attemptsThatGaveUpLeaveNoWatchOnTheHolder() throws Exception {
-        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper.ensemble());
         String key = "watched-" + UUID.randomUUID();
         try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
-            .ownerIdentity("follower").description(zookeeper.toString()).build()) {
+            .ownerIdentity("follower").description(zookeeper.ensemble().toString()).build()) {
             FencedLock held = peer.obtain(key, true);
             assertThat(held.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
             try {
@@ -331,7 +331,7 @@ class ZookeeperLostAnswersIntegrationTests {
     void entriesOfAnotherRegistryOnTheSameSessionAreNotTakenForOrphans() throws Exception {
         String key = "shared-session-" + UUID.randomUUID();
         ZookeeperLockRegistry sameClient = ZookeeperLockRegistry.builder(client).namespace("/orphans")
-            .ownerIdentity("same-client").description(zookeeper.toString()).build();
+            .ownerIdentity("same-client").description(zookeeper.ensemble().toString()).build();
         try {
             FencedLock held = sameClient.obtain(key, true);
             assertThat(held.tryLock()).isTrue();
@@ -364,7 +364,7 @@ class ZookeeperLostAnswersIntegrationTests {
         // With its session started, the acquisition's first call is the create.
         registry.connect().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         try {
-            zookeeper.member(0).pause();
+            zookeeper.ensemble().member(0).pause();
             CompletableFuture<Long> acquired;
             try {
                 acquired = BackgroundAcquirer.acquireAndRelease(lock, WAIT);
@@ -373,7 +373,7 @@ class ZookeeperLostAnswersIntegrationTests {
                 assertThat(suspended.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("suspended").isTrue();
             }
             finally {
-                zookeeper.member(0).resume();
+                zookeeper.ensemble().member(0).resume();
             }
             acquired.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         }
@@ -397,10 +397,10 @@ class ZookeeperLostAnswersIntegrationTests {
     void anAcquisitionInterruptedDuringItsCreateLeavesNothingInTheWayOfTheNext() throws Exception {
         String key = "interrupted-create-" + UUID.randomUUID();
         // A long request timeout: a node left to the sweeper's stale-call expiry (two of them) would block the peer.
-        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper.ensemble());
         try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
-            .ownerIdentity("interrupted").requestTimeout(Duration.ofSeconds(30)).description(zookeeper.toString())
-            .build()) {
+            .ownerIdentity("interrupted").requestTimeout(Duration.ofSeconds(30))
+            .description(zookeeper.ensemble().toString()).build()) {
             FencedLock lock = own.obtain(key, true);
             own.connect().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             CompletableFuture<Throwable> outcome = new CompletableFuture<>();
@@ -414,7 +414,7 @@ class ZookeeperLostAnswersIntegrationTests {
                     outcome.complete(ex);
                 }
             }, "interrupted-create");
-            zookeeper.member(0).pause();
+            zookeeper.ensemble().member(0).pause();
             try {
                 acquirer.start();
                 await().atMost(WAIT).until(() -> own.isCreateInFlight(key));
@@ -422,7 +422,7 @@ class ZookeeperLostAnswersIntegrationTests {
                 assertThat(outcome.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isInstanceOf(InterruptedException.class);
             }
             finally {
-                zookeeper.member(0).resume();
+                zookeeper.ensemble().member(0).resume();
             }
             // The create lands once the server is back; what it created must go at once.
             FencedLock peerLock = peer.obtain(key, true);
@@ -437,14 +437,14 @@ class ZookeeperLostAnswersIntegrationTests {
 
     @Test
     void connectWaitsForZookeeperOffTheMaintenanceThreadAndFailsOnceClosed() throws Exception {
-        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper.ensemble());
         // A long request timeout: connecting must outlast the pause, however slow the machine.
         ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
-            .ownerIdentity("connecting").requestTimeout(Duration.ofSeconds(30)).description(zookeeper.toString())
-            .build();
+            .ownerIdentity("connecting").requestTimeout(Duration.ofSeconds(30))
+            .description(zookeeper.ensemble().toString()).build();
         try {
             CompletableFuture<Void> connected;
-            zookeeper.member(0).pause();
+            zookeeper.ensemble().member(0).pause();
             try {
                 // No session yet: connecting waits for ZooKeeper's answer, on a thread of its own...
                 connected = own.connect();
@@ -454,7 +454,7 @@ class ZookeeperLostAnswersIntegrationTests {
                 assertThat(threadsIn("liveSession")).noneMatch(name -> name.equals("distlock-zookeeper-maintenance"));
             }
             finally {
-                zookeeper.member(0).resume();
+                zookeeper.ensemble().member(0).resume();
             }
             assertThat(connected).succeedsWithin(WAIT);
         }
@@ -471,11 +471,11 @@ class ZookeeperLostAnswersIntegrationTests {
      */
     @Test
     void aSessionStartedWhileTheRegistryClosesEndsWithIt() throws Exception {
-        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper);
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper.ensemble());
         String key = "closing-" + UUID.randomUUID();
         ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
-            .ownerIdentity("closing").requestTimeout(Duration.ofSeconds(30)).description(zookeeper.toString())
-            .build();
+            .ownerIdentity("closing").requestTimeout(Duration.ofSeconds(30))
+            .description(zookeeper.ensemble().toString()).build();
         try {
             FencedLock lock = own.obtain(key, true);
             CompletableFuture<Throwable> outcome = new CompletableFuture<>();
@@ -490,7 +490,7 @@ class ZookeeperLostAnswersIntegrationTests {
                     outcome.complete(ex);
                 }
             }, "acquiring-while-closing");
-            zookeeper.member(0).pause();
+            zookeeper.ensemble().member(0).pause();
             try {
                 acquirer.start();
                 // Past the check that the registry is open, waiting for the session's first answer.
@@ -498,7 +498,7 @@ class ZookeeperLostAnswersIntegrationTests {
                 own.close();
             }
             finally {
-                zookeeper.member(0).resume();
+                zookeeper.ensemble().member(0).resume();
             }
             assertThat(outcome.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("the acquisition's outcome")
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
@@ -530,11 +530,11 @@ class ZookeeperLostAnswersIntegrationTests {
     @Test
     void aReleaseWhoseDeleteIsResentAfterAConnectionLossIsAReleaseNotALoss() throws Exception {
         String key = "resent-" + UUID.randomUUID();
-        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper, 15_000);
+        CuratorFramework ownClient = ZookeeperTestClients.started(zookeeper.ensemble(), 15_000);
         try (ZookeeperLockRegistry own = ZookeeperLockRegistry.builder(ownClient).namespace("/orphans")
-            .ownerIdentity("resending").description(zookeeper.toString()).build()) {
+            .ownerIdentity("resending").description(zookeeper.ensemble().toString()).build()) {
             BackgroundHolder holder = BackgroundHolder.hold(own.obtain(key, true), WAIT, "resent-release-holder");
-            zookeeper.member(0).pause();
+            zookeeper.ensemble().member(0).pause();
             try {
                 holder.release();
                 // The delete is sent to the frozen server; its answer is lost with the connection.
@@ -544,7 +544,7 @@ class ZookeeperLostAnswersIntegrationTests {
                 ownClient.getZookeeperClient().getZooKeeper().getTestable().closeSocket();
             }
             finally {
-                zookeeper.member(0).resume();
+                zookeeper.ensemble().member(0).resume();
             }
             await().atMost(WAIT).pollInterval(Duration.ofMillis(700)).until(() -> {
                 if (ownClient.getZookeeperClient().isConnected()) {

@@ -2,24 +2,14 @@ package io.github.distlock.zookeeper;
 
 import io.github.distlock.AbstractMultiProcessLockTests;
 import io.github.distlock.testsupport.TestStore;
-import io.github.distlock.testsupport.ZooKeeperEnsemble;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.distlock.testsupport.ZooKeeperEnsembleExtension;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The multi-process guarantees on one ZooKeeper server; a registry's TTL is its client's session timeout. */
 class ZookeeperMultiProcessLockIntegrationTests extends AbstractMultiProcessLockTests {
 
-    private static ZooKeeperEnsemble zookeeper;
-
-    @BeforeAll
-    static void startZookeeper() {
-        zookeeper = ZooKeeperEnsemble.standalone();
-    }
-
-    @AfterAll
-    static void stopZookeeper() {
-        zookeeper.close();
-    }
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = new ZooKeeperEnsembleExtension();
 
     @Override
     protected TestStore openStore() {
