@@ -1,6 +1,7 @@
 package io.github.distlock.etcd;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 
 import io.etcd.jetcd.ByteSequence;
 import io.github.distlock.store.KeyEscaper;
@@ -28,6 +29,8 @@ final class EtcdKeyspace {
 
     /** The escaped key has no '/': the first one after the marker ends the root. */
     private static final KeyEscaper ESCAPER = new KeyEscaper("/");
+
+    private static final HexFormat HEX = HexFormat.of();
 
     private final String namespace;
 
@@ -75,7 +78,8 @@ final class EtcdKeyspace {
     }
 
     static ByteSequence entry(ByteSequence root, long leaseId, long sequence) {
-        return root.concat(bytes(String.format("%016x_%016x", leaseId, sequence)));
+        // As "%016x_%016x", without parsing a format on every acquisition.
+        return root.concat(bytes(HEX.toHexDigits(leaseId) + '_' + HEX.toHexDigits(sequence)));
     }
 
     /**

@@ -73,6 +73,16 @@ class EtcdKeyspaceTests {
         assertThat(this.keyspace.rootOf(EtcdKeyspace.bytes("/other/#a/b"))).isNull();
     }
 
+    /** Processes of two versions share the keys during a rolling upgrade: the entry id keeps its layout. */
+    @Test
+    void anEntryIdIsTheLeaseAndTheSequenceInSixteenHexDigitsEach() {
+        ByteSequence root = this.keyspace.root("42");
+        assertThat(EtcdKeyspace.entry(root, 0x694dL, 1))
+            .isEqualTo(root.concat(EtcdKeyspace.bytes("000000000000694d_0000000000000001")));
+        assertThat(EtcdKeyspace.entry(root, -1L, Long.MIN_VALUE))
+            .isEqualTo(root.concat(EtcdKeyspace.bytes(String.format("%016x_%016x", -1L, Long.MIN_VALUE))));
+    }
+
     @Test
     void entryKeysAreFoundBehindAClientsNamespace() {
         ByteSequence entry = EtcdKeyspace.entry(this.keyspace.root("42"), 0x694dL, 1);
