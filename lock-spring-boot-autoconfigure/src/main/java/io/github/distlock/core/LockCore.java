@@ -137,11 +137,10 @@ public final class LockCore implements HoldLossListener {
                 lock.missed(localHolderOrAhead(state, current));
                 return false;
             }
+            // A fair acquisition's first store attempt starts when it starts waiting for the give-back.
+            long firstAttemptStart = System.nanoTime();
             if (lock.isFair()) {
-                CompletableFuture<Void> givenBack = this.handoffs.giveBackLingering(state);
-                if (givenBack != null) {
-                    awaitGiveBack(givenBack, wait);
-                }
+                awaitGiveBacks(state, attempt(wait, 0, firstAttemptStart));
             }
             try {
                 KeyState.Hold passed = passedGate ? this.handoffs.take(state) : null;
@@ -151,7 +150,7 @@ public final class LockCore implements HoldLossListener {
                     this.statistics.localHandoff();
                     return true;
                 }
-                StoreEntry entry = acquireFromStore(state, wait, lock, start, passedGate);
+                StoreEntry entry = acquireFromStore(state, wait, lock, start, passedGate, firstAttemptStart);
                 if (entry != null) {
                     KeyState.Hold hold = newHold(state, entry, passedGate);
                     state.holds.put(current, hold);
@@ -203,20 +202,29 @@ public final class LockCore implements HoldLossListener {
     }
 
     /**
-     * Waits for the give-back of the process's lingering entry as long as an attempt's store calls
-     * may take (see {@link #attempt}); if it takes longer,
-     * the fair entry queues behind that entry, which goes once the give-back is done.
+     * Has the process's lingering entry of the key given back to the store, and waits for that
+     * within {@code firstAttempt}, the bound of the acquisition's first store attempt (see
+     * {@link #attempt}), so that waiting here and then writing take no longer than one attempt. An
+     * unfair thread of the process may take the entry meanwhile and let it linger again: asked
+     * again then. Past the bound, the fair entry queues behind the entry, which goes once the
+     * give-back is done.
      */
-    private void awaitGiveBack(CompletableFuture<Void> givenBack, Wait wait) throws InterruptedException {
-        attempt(wait, 0, System.nanoTime()).block(remaining -> {
-            try {
-                givenBack.get(remaining, TimeUnit.NANOSECONDS);
+    private void awaitGiveBacks(KeyState state, Wait firstAttempt) throws InterruptedException {
+        while (!firstAttempt.isOver()) {
+            CompletableFuture<Void> givenBack = this.handoffs.giveBackLingering(state);
+            if (givenBack == null) {
+                return;
             }
-            catch (ExecutionException | TimeoutException ex) {
-                // Queues behind it.
-            }
-            return null;
-        });
+            firstAttempt.block(remaining -> {
+                try {
+                    givenBack.get(remaining, TimeUnit.NANOSECONDS);
+                }
+                catch (ExecutionException | TimeoutException ex) {
+                    // Queues behind it.
+                }
+                return null;
+            });
+        }
     }
 
     /** The first hold of an entry that owns its key; the entry is released if that fails (a store defect). */
@@ -238,11 +246,13 @@ public final class LockCore implements HoldLossListener {
 
     /**
      * Queues in the store until owning the key. Retries with a new entry when the entry or its
-     * session is lost while waiting, and after store failures while time is left.
+     * session is lost while waiting, and after store failures while time is left. The first
+     * attempt's bound counts from {@code firstAttemptStart}, which a fair acquisition's wait for a
+     * give-back has used part of.
      * @return the owning entry, or {@code null} if the wait is over
      */
     private @Nullable StoreEntry acquireFromStore(KeyState state, Wait wait, CoreFencedLock lock, long start,
-            boolean passedGate) throws InterruptedException {
+            boolean passedGate, long firstAttemptStart) throws InterruptedException {
         // Behind a gate holder that gave up on the failing store, this thread waited through that failure
         // too; failing since before it came counts from when it came: its own wait is what is bounded.
         long failingBefore = passedGate ? state.storeFailingSince : 0;
@@ -250,9 +260,11 @@ public final class LockCore implements HoldLossListener {
         // The latest failure in which the store said why (a missing table, refused credentials):
         // a last attempt cut short by the deadline often says only that no answer came in time.
         StoreUnavailableException lastReason = null;
+        boolean first = true;
         while (true) {
             this.store.checkOpen();
-            long attemptStart = System.nanoTime();
+            long attemptStart = first ? firstAttemptStart : System.nanoTime();
+            first = false;
             Wait attempt = attempt(wait, failingSince, attemptStart);
             StoreEntry entry = null;
             try {

@@ -195,6 +195,38 @@ class LocalHandoffRaceTests {
         assertThat(this.store.entries).as("the lingering entry, then the fair one's").hasSize(2);
     }
 
+    /**
+     * A fair try that waited its first attempt's whole bound for a give-back the store does not
+     * confirm writes its entry with what is left of that bound, not with a second bound of its
+     * own: waiting and writing together take no longer than one attempt.
+     */
+    @Test
+    void aFairTryChargesItsWaitForAGiveBackToItsFirstAttempt() throws Exception {
+        this.store.exclusive = true;
+        LockCore core = core(new LocalHandoff(Duration.ofMinutes(1), Duration.ofMillis(20)));
+        FencedLock unfair = core.obtain("sku", false);
+        unfair.lock();
+        ScriptedEntry lingering = this.store.entries.get(0);
+        CountDownLatch releaseSent = new CountDownLatch(1);
+        CountDownLatch storeAnswers = new CountDownLatch(1);
+        lingering.onRelease(() -> {
+            releaseSent.countDown();
+            awaitQuietly(storeAnswers);
+        });
+        unfair.unlock();
+        assertThat(releaseSent.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("linger over, giving back").isTrue();
+        FencedLock fair = core.obtain("sku", true);
+        try {
+            assertThat(fair.tryLock()).as("queued behind the entry the store has not released").isFalse();
+        }
+        finally {
+            storeAnswers.countDown();
+        }
+        Wait written = this.store.attempts.get(1);
+        assertThat(written.remainingNanos()).as("time the fair entry's write had left when this looked, ns")
+            .isNotPositive();
+    }
+
     /** A loss while a thread holds the kept entry is a lost hold: reported once, and its unlock says so. */
     @Test
     void aLossWhileAThreadHoldsTheKeptEntryIsReportedOnce() {
@@ -334,6 +366,9 @@ class LocalHandoffRaceTests {
         /** When set, an entry does not get its key while another entry of the key holds it: a try then fails. */
         volatile boolean exclusive;
 
+        /** The bound of each entry's write, in the order of the entries. */
+        final List<Wait> attempts = new CopyOnWriteArrayList<>();
+
         private final AtomicReference<@Nullable Runnable> onNextIsClosed = new AtomicReference<>();
 
         ScriptedStore() {
@@ -348,6 +383,7 @@ class LocalHandoffRaceTests {
         public ScriptedEntry newEntry(String key, Wait attempt) {
             ScriptedEntry entry = new ScriptedEntry(this, key, this.nextFence.getAndIncrement());
             this.entries.add(entry);
+            this.attempts.add(attempt);
             return entry;
         }
 
