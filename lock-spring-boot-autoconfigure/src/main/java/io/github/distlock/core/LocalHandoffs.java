@@ -170,10 +170,11 @@ final class LocalHandoffs {
         }
         state.kept = tenure;
         arm(state, tenure.keptUntil);
-        // The store's signals look at kept after setting what they signal, and this looks at what
-        // they set after setting kept (all volatile): a signal that came while the decision was
-        // made is seen here, or its own look saw kept and it checks.
-        if ((tenure.lingering && tenure.contended) || tenure.entry.lostReason() != null) {
+        // The store's signals (and fair acquisitions asking for a give-back) look at kept after
+        // setting what they signal, and this looks at what they set after setting kept (all
+        // volatile): a signal that came while the decision was made is seen here, or its own look
+        // saw kept and it checks.
+        if ((tenure.lingering && (tenure.contended || tenure.giveBackWanted)) || tenure.entry.lostReason() != null) {
             submitCheck(state);
         }
         return true;
