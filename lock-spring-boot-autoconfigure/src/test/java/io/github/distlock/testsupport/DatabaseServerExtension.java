@@ -2,29 +2,18 @@ package io.github.distlock.testsupport;
 
 import java.util.function.Supplier;
 
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-
 /**
- * Starts a {@link DatabaseServer} once per test class and stops it after the class. Register it
- * on a {@code static} field, since it uses class-level callbacks:
+ * Starts a {@link DatabaseServer} once per test class and stops it after the class (see
+ * {@link ClassScopedServerExtension}):
  * <pre>{@code
  * @RegisterExtension
  * static final DatabaseServerExtension postgres = DatabaseServerExtension.postgres();
  * }</pre>
  */
-public final class DatabaseServerExtension implements BeforeAllCallback, AfterAllCallback {
-
-    private final Supplier<DatabaseServer> starter;
-
-    private DatabaseServer server;
-
-    /** The class whose {@code beforeAll} started the server: only its {@code afterAll} stops it. */
-    private String ownerId;
+public final class DatabaseServerExtension extends ClassScopedServerExtension<DatabaseServer> {
 
     private DatabaseServerExtension(Supplier<DatabaseServer> starter) {
-        this.starter = starter;
+        super(starter, "The database server runs only while its test class does");
     }
 
     /** @return an extension that runs a private PostgreSQL server */
@@ -37,33 +26,9 @@ public final class DatabaseServerExtension implements BeforeAllCallback, AfterAl
         return new DatabaseServerExtension(MariaDbServer::start);
     }
 
-    @Override
-    public synchronized void beforeAll(ExtensionContext context) {
-        if (this.server == null) {
-            this.server = this.starter.get();
-            this.ownerId = context.getUniqueId();
-        }
-    }
-
-    @Override
-    public synchronized void afterAll(ExtensionContext context) {
-        if (this.server != null && context.getUniqueId().equals(this.ownerId)) {
-            try {
-                this.server.close();
-            }
-            finally {
-                this.server = null;
-                this.ownerId = null;
-            }
-        }
-    }
-
     /** @return the running server */
-    public synchronized DatabaseServer server() {
-        if (this.server == null) {
-            throw new IllegalStateException("The database server runs only while its test class does");
-        }
-        return this.server;
+    public DatabaseServer server() {
+        return running();
     }
 
     /** @return a new view of the JDBC store on the server (see {@link TestStore#jdbc}) */
