@@ -167,20 +167,8 @@ class LocalHandoffRaceTests {
      */
     @Test
     void aFairTryWaitsForAGiveBackAlreadyUnderWay() throws Exception {
-        this.store.exclusive = true;
-        LockCore core = core(new LocalHandoff(Duration.ofMinutes(1), Duration.ofMillis(20)));
-        FencedLock unfair = core.obtain("sku", false);
-        unfair.lock();
-        ScriptedEntry lingering = this.store.entries.get(0);
-        CountDownLatch releaseSent = new CountDownLatch(1);
         CountDownLatch storeAnswers = new CountDownLatch(1);
-        lingering.onRelease(() -> {
-            releaseSent.countDown();
-            awaitQuietly(storeAnswers);
-        });
-        unfair.unlock();
-        assertThat(releaseSent.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("linger over, giving back").isTrue();
-        FencedLock fair = core.obtain("sku", true);
+        FencedLock fair = fairLockWhileTheTimerGivesBack(storeAnswers);
         CompletableFuture<Boolean> tried = new CompletableFuture<>();
         Thread trying = new Thread(() -> tried.complete(tryOnce(fair)), "fair-try");
         try {
@@ -202,20 +190,8 @@ class LocalHandoffRaceTests {
      */
     @Test
     void aFairTryChargesItsWaitForAGiveBackToItsFirstAttempt() throws Exception {
-        this.store.exclusive = true;
-        LockCore core = core(new LocalHandoff(Duration.ofMinutes(1), Duration.ofMillis(20)));
-        FencedLock unfair = core.obtain("sku", false);
-        unfair.lock();
-        ScriptedEntry lingering = this.store.entries.get(0);
-        CountDownLatch releaseSent = new CountDownLatch(1);
         CountDownLatch storeAnswers = new CountDownLatch(1);
-        lingering.onRelease(() -> {
-            releaseSent.countDown();
-            awaitQuietly(storeAnswers);
-        });
-        unfair.unlock();
-        assertThat(releaseSent.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("linger over, giving back").isTrue();
-        FencedLock fair = core.obtain("sku", true);
+        FencedLock fair = fairLockWhileTheTimerGivesBack(storeAnswers);
         try {
             assertThat(fair.tryLock()).as("queued behind the entry the store has not released").isFalse();
         }
@@ -321,6 +297,27 @@ class LocalHandoffRaceTests {
         catch (LockLostException ex) {
             return true;
         }
+    }
+
+    /**
+     * An unfair hold of "sku" whose entry lingers 20 ms and then goes back to the exclusive store,
+     * whose release does not return until {@code storeAnswers} opens.
+     * @return a fair lock of "sku", once that release is under way
+     */
+    private FencedLock fairLockWhileTheTimerGivesBack(CountDownLatch storeAnswers) throws InterruptedException {
+        this.store.exclusive = true;
+        LockCore core = core(new LocalHandoff(Duration.ofMinutes(1), Duration.ofMillis(20)));
+        FencedLock unfair = core.obtain("sku", false);
+        unfair.lock();
+        ScriptedEntry lingering = this.store.entries.get(0);
+        CountDownLatch releaseSent = new CountDownLatch(1);
+        lingering.onRelease(() -> {
+            releaseSent.countDown();
+            awaitQuietly(storeAnswers);
+        });
+        unfair.unlock();
+        assertThat(releaseSent.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("linger over, giving back").isTrue();
+        return core.obtain("sku", true);
     }
 
     private static boolean tryOnce(FencedLock lock) {
