@@ -43,10 +43,17 @@ abstract class ClassScopedServerExtension<S extends AutoCloseable> implements Be
     }
 
     @Override
-    public final synchronized void afterAll(ExtensionContext context) throws Exception {
+    public final synchronized void afterAll(ExtensionContext context) {
         if (this.server != null && context.getUniqueId().equals(this.ownerId)) {
             try {
                 this.server.close();
+            }
+            catch (RuntimeException ex) {
+                throw ex;
+            }
+            catch (Exception ex) {
+                // None of the servers declares one; an extension called by hand need not handle it either.
+                throw new IllegalStateException("Closing " + this.server + " failed", ex);
             }
             finally {
                 this.server = null;
