@@ -120,23 +120,32 @@ final class EntryCleanup {
     }
 
     private void attempt(QueueEntry entry, int attempt, long nextDelayMillis, CompletableFuture<Void> gone) {
+        if (gone.isDone()) {
+            // An earlier attempt answered after its time was up.
+            return;
+        }
         if (entry.session().ended().isDone()) {
             // The lease takes the key with it; later entries have another lease in their keys.
             entry.sessionOver();
             gone.complete(null);
             return;
         }
-        entry.compareAndDelete()
+        CompletableFuture<TxnResponse> call = entry.compareAndDelete();
+        // Any attempt's answer confirms the delete, also one that comes after the next attempt was sent.
+        call.thenAccept((response) -> {
+            // Forget the deletion before the key can be reused: a later entry under the same key
+            // must not pass for this one's leftover.
+            if (gone.complete(null)) {
+                entry.confirmedGone();
+                if (attempt > 1) {
+                    logger.info("Deleted lock entry {} after {} attempts", entry.describeKey(), attempt);
+                }
+            }
+        });
+        call.copy()
             .orTimeout(EtcdLockStore.idempotentAttemptNanos(this.requestTimeoutNanos), TimeUnit.NANOSECONDS)
             .whenComplete((response, failure) -> {
-                if (failure == null) {
-                    // Forget the deletion before the key can be reused: a later entry under the
-                    // same key must not pass for this one's leftover.
-                    gone.complete(null);
-                    entry.confirmedGone();
-                    if (attempt > 1) {
-                        logger.info("Deleted lock entry {} after {} attempts", entry.describeKey(), attempt);
-                    }
+                if (failure == null || gone.isDone()) {
                     return;
                 }
                 this.failures.record();

@@ -59,6 +59,26 @@ final class EtcdCalls {
         }
     }
 
+    /**
+     * One attempt of a call that is sent again after a while without an answer: completes with the
+     * attempt's answer, or with {@code firstAnswer} (which every attempt's answer completes) once an
+     * earlier attempt answered, or with the attempt's failure.
+     */
+    static <T> CompletableFuture<T> orEarlierAnswer(CompletableFuture<T> attempt, CompletableFuture<T> firstAnswer) {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        attempt.whenComplete((response, failure) -> {
+            if (failure == null) {
+                firstAnswer.complete(response);
+                answer.complete(response);
+            }
+            else {
+                answer.completeExceptionally(failure);
+            }
+        });
+        firstAnswer.thenAccept(answer::complete);
+        return answer;
+    }
+
     static boolean isLeaseNotFound(Throwable failure) {
         Throwable cause = failure;
         while (cause != null) {

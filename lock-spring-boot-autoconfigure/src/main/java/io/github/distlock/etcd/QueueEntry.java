@@ -90,6 +90,9 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     /** The write was sent again: an attempt may still be applied later, so the slot is never reused. */
     private volatile boolean sentTwice;
 
+    /** The first answer of the queue read in progress, across its attempts; touched by the acquiring thread only. */
+    private @Nullable CompletableFuture<TxnResponse> reread;
+
     /** Written to etcd and waiting behind an older entry. */
     private volatile boolean waiting;
 
@@ -366,19 +369,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         CompletableFuture<TxnResponse> firstAnswer = new CompletableFuture<>();
         this.write = firstAnswer;
         while (true) {
-            CompletableFuture<TxnResponse> call = entryWrite();
-            CompletableFuture<TxnResponse> answer = new CompletableFuture<>();
-            call.whenComplete((response, failure) -> {
-                if (failure == null) {
-                    firstAnswer.complete(response);
-                    answer.complete(response);
-                }
-                else {
-                    answer.completeExceptionally(failure);
-                }
-            });
-            // An earlier attempt answering now is as good as this one.
-            firstAnswer.thenAccept(answer::complete);
+            CompletableFuture<TxnResponse> answer = EtcdCalls.orEarlierAnswer(entryWrite(), firstAnswer);
             Wait slice = attempt.atMost(this.store.idempotentAttemptNanos());
             boolean boundByAttempt = slice.deadlineNanos() == attempt.deadlineNanos();
             try {
@@ -426,18 +417,20 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
      * @return whether this entry now owns the lock
      */
     private boolean recheck(Wait call) throws StoreUnavailableException, InterruptedException, EntryLostException {
-        this.monitor.beginRead();
-        long revision = this.createRevision;
-        TxnResponse response = EtcdCalls.await(this.store.kv().txn()
-            .If(writtenAt(revision))
-            .Then(Op.get(this.root, GetOption.builder()
-                .isPrefix(true)
-                .withMaxCreateRevision(revision - 1)
-                .withSortField(GetOption.SortTarget.CREATE)
-                .withSortOrder(GetOption.SortOrder.DESCEND)
-                .withLimit(1)
-                .build()))
-            .commit(), call, "lock queue read");
+        // A read whose attempts got no answer in time goes on: its first answer counts, whichever
+        // attempt it comes from, and deletions the watch delivered since it began still apply to it
+        // (a resync meanwhile asks for another read after it). Otherwise, with every answer slower
+        // than an attempt, no read would ever count.
+        CompletableFuture<TxnResponse> firstAnswer = this.reread;
+        if (firstAnswer == null) {
+            this.monitor.beginRead();
+            firstAnswer = new CompletableFuture<>();
+            this.reread = firstAnswer;
+        }
+        CompletableFuture<TxnResponse> answer = firstAnswer.isDone() ? firstAnswer
+                : EtcdCalls.orEarlierAnswer(queueRead(this.createRevision), firstAnswer);
+        TxnResponse response = EtcdCalls.await(answer, call, "lock queue read");
+        this.reread = null;
         this.store.terms().observe(response);
         if (!response.isSucceeded()) {
             String reason = ENTRY_DELETED + " while waiting";
@@ -448,6 +441,23 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         KeyValue before = older.getKvs().isEmpty() ? null : older.getKvs().get(0);
         this.monitor.endRead(before);
         return before == null && lostReason() == null;
+    }
+
+    /**
+     * Reads the entry just ahead of ours (written at {@code revision}) if our key is still the one
+     * we wrote.
+     */
+    private CompletableFuture<TxnResponse> queueRead(long revision) {
+        return this.store.kv().txn()
+            .If(writtenAt(revision))
+            .Then(Op.get(this.root, GetOption.builder()
+                .isPrefix(true)
+                .withMaxCreateRevision(revision - 1)
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND)
+                .withLimit(1)
+                .build()))
+            .commit();
     }
 
     // ---- watch events --------------------------------------------------------------------------
@@ -577,11 +587,14 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
      */
     private boolean releaseWithRetries() throws StoreUnavailableException {
         long deadline = System.nanoTime() + this.store.requestTimeoutNanos();
+        // An attempt answering after its own time is up still counts, as for the entry's write.
+        CompletableFuture<TxnResponse> firstAnswer = new CompletableFuture<>();
         boolean unanswered = false;
         while (true) {
             long left = deadline - System.nanoTime();
             try {
-                TxnResponse response = EtcdCalls.awaitUninterruptibly(compareAndDelete(),
+                TxnResponse response = EtcdCalls.awaitUninterruptibly(
+                        EtcdCalls.orEarlierAnswer(compareAndDelete(), firstAnswer),
                         Math.min(left, this.store.idempotentAttemptNanos()), "lock release");
                 this.store.terms().observe(response);
                 return response.isSucceeded() || (unanswered && lostReason() == null);
