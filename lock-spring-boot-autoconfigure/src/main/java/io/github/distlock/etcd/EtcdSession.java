@@ -277,17 +277,23 @@ final class EtcdSession {
         if (this.ended.isDone() || this.scheduler.isShutdown()) {
             return;
         }
-        this.scheduler.schedule(() -> {
-            if (this.ended.isDone()) {
-                return;
-            }
-            if (System.nanoTime() - this.expiresAtNanos >= 0) {
-                abandon("no keep-alive acknowledged by etcd within the " + TimeUnit.NANOSECONDS.toSeconds(this.ttlNanos)
-                        + "s lease TTL");
-            }
-            else {
-                scheduleExpiryCheck();
-            }
-        }, Math.max(0, delay), TimeUnit.NANOSECONDS);
+        try {
+            this.scheduler.schedule(() -> {
+                if (this.ended.isDone()) {
+                    return;
+                }
+                if (System.nanoTime() - this.expiresAtNanos >= 0) {
+                    abandon("no keep-alive acknowledged by etcd within the "
+                            + TimeUnit.NANOSECONDS.toSeconds(this.ttlNanos) + "s lease TTL");
+                }
+                else {
+                    scheduleExpiryCheck();
+                }
+            }, Math.max(0, delay), TimeUnit.NANOSECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // Shut down since the look above: the registry is closing this session, as for a keep-alive.
+            end("the lock registry was closed");
+        }
     }
 }
