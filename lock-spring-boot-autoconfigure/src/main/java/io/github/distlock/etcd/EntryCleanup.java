@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.etcd.jetcd.ByteSequence;
@@ -107,7 +108,7 @@ final class EntryCleanup {
         // Entry keys are reused only after etcd confirmed the delete, so a key maps to one deletion.
         this.inFlight.put(entry.key(), gone);
         gone.whenComplete((done, never) -> this.inFlight.remove(entry.key(), gone));
-        attempt(entry, 1, FIRST_RETRY_MILLIS, gone);
+        attempt(entry, 1, FIRST_RETRY_MILLIS, gone, System.nanoTime());
         return gone;
     }
 
@@ -119,7 +120,8 @@ final class EntryCleanup {
         return this.inFlight.get(key);
     }
 
-    private void attempt(QueueEntry entry, int attempt, long nextDelayMillis, CompletableFuture<Void> gone) {
+    /** @param since when the first attempt was sent */
+    private void attempt(QueueEntry entry, int attempt, long nextDelayMillis, CompletableFuture<Void> gone, long since) {
         if (gone.isDone()) {
             // An earlier attempt answered after its time was up.
             return;
@@ -148,15 +150,23 @@ final class EntryCleanup {
                 if (failure == null || gone.isDone()) {
                     return;
                 }
-                this.failures.record();
-                if (attempt == 1 || attempt % 10 == 0) {
-                    logger.warn("Could not delete lock entry {} (attempt {}: {}); retrying in the background",
-                            entry.describeKey(), attempt, EtcdCalls.describe(failure));
-                }
                 try {
-                    this.scheduler.schedule(() -> attempt(entry, attempt + 1,
-                            Math.min(nextDelayMillis * 2, MAX_RETRY_MILLIS), gone), nextDelayMillis,
-                            TimeUnit.MILLISECONDS);
+                    this.scheduler.schedule(() -> {
+                        if (gone.isDone()) {
+                            return;
+                        }
+                        // An attempt merely not answered yet is no store error until a request timeout has
+                        // passed without any answer: etcd may just be slower than an attempt.
+                        if (!(failure instanceof TimeoutException)
+                                || System.nanoTime() - since >= this.requestTimeoutNanos) {
+                            this.failures.record();
+                            if (attempt == 1 || attempt % 10 == 0) {
+                                logger.warn("Could not delete lock entry {} (attempt {}: {}); retrying in the "
+                                        + "background", entry.describeKey(), attempt, EtcdCalls.describe(failure));
+                            }
+                        }
+                        attempt(entry, attempt + 1, Math.min(nextDelayMillis * 2, MAX_RETRY_MILLIS), gone, since);
+                    }, nextDelayMillis, TimeUnit.MILLISECONDS);
                 }
                 catch (RuntimeException rejected) {
                     // Scheduler shut down with the registry: the lease revoke on close removes the key.
