@@ -82,6 +82,11 @@ final class EtcdKeyspace {
         return root.concat(bytes(HEX.toHexDigits(leaseId) + '_' + HEX.toHexDigits(sequence)));
     }
 
+    /** The start of every {@link #entry entry key} of {@code root} under the lease {@code leaseId}. */
+    static ByteSequence entryPrefix(ByteSequence root, long leaseId) {
+        return root.concat(bytes(HEX.toHexDigits(leaseId) + '_'));
+    }
+
     /**
      * Returns the root that {@code etcdKey} is an entry of, or {@code null} if it is not an entry
      * key of this namespace.

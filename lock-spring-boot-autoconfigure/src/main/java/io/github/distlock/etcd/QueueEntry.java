@@ -90,6 +90,9 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     /** The write was sent again: an attempt may still be applied later, so the slot is never reused. */
     private volatile boolean sentTwice;
 
+    /** Whether a try-once already read the queue again for an entry of its own session ahead of it. */
+    private boolean leftoverReread;
+
     /** The first answer of the queue read in progress, across its attempts; touched by the acquiring thread only. */
     private @Nullable CompletableFuture<TxnResponse> reread;
 
@@ -288,9 +291,17 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
      */
     private boolean awaitOwnLeftoverAhead(Wait attempt) throws InterruptedException {
         ByteSequence ahead = this.monitor.predecessor();
-        CompletableFuture<Void> gone = (ahead != null) ? this.store.cleanup().deletionOf(ahead) : null;
-        if (gone == null) {
+        if (ahead == null) {
             return false;
+        }
+        CompletableFuture<Void> gone = this.store.cleanup().deletionOf(ahead);
+        if (gone == null) {
+            // Its deletion may have been confirmed between our read and now: an entry of this session
+            // ahead is read once more (it may also be another thread's hold, which that read shows).
+            boolean ownSession = ahead.startsWith(EtcdKeyspace.entryPrefix(this.root, this.session.leaseId()));
+            boolean readAgain = ownSession && !this.leftoverReread;
+            this.leftoverReread = true;
+            return readAgain;
         }
         try {
             EtcdCalls.await(gone, attempt, "own entry removal");
