@@ -155,7 +155,8 @@ final class LocalHandoffs {
         }
         else {
             if (this.lingerNanos == 0 || tenure.contended) {
-                if (this.lingerNanos > 0 && !tenure.reportsQueue && this.lingerUnsupportedLogged.compareAndSet(false, true)) {
+                if (this.lingerNanos > 0 && !tenure.reportsQueue
+                        && this.lingerUnsupportedLogged.compareAndSet(false, true)) {
                     logger.info("Unfair locks do not linger on {}: it cannot tell without a round trip when another "
                             + "process waits", this.store.describe());
                 }

@@ -121,7 +121,8 @@ final class EntryCleanup {
     }
 
     /** @param since when the first attempt was sent */
-    private void attempt(QueueEntry entry, int attempt, long nextDelayMillis, CompletableFuture<Void> gone, long since) {
+    private void attempt(QueueEntry entry, int attempt, long nextDelayMillis, CompletableFuture<Void> gone,
+            long since) {
         if (gone.isDone()) {
             // An earlier attempt answered after its time was up.
             return;
