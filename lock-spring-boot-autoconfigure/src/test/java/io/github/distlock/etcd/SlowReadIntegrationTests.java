@@ -98,21 +98,7 @@ class SlowReadIntegrationTests {
         FencedLock held = holder.obtain("reread", true);
         held.lock();
         proxy.delay(SLOWER_THAN_AN_ATTEMPT);
-        CompletableFuture<Boolean> acquired = new CompletableFuture<>();
-        Thread waiter = new Thread(() -> {
-            FencedLock lock = slow.obtain("reread", true);
-            try {
-                boolean owned = lock.tryLock(LONG.toMillis(), TimeUnit.MILLISECONDS);
-                if (owned) {
-                    lock.unlock();
-                }
-                acquired.complete(owned);
-            }
-            catch (Throwable ex) {
-                acquired.completeExceptionally(ex);
-            }
-        }, "slow-waiter");
-        waiter.start();
+        CompletableFuture<Object> acquired = tryLockInAnotherThread(slow.obtain("reread", true), LONG);
         await().atMost(LONG).until(() -> holder.describeLock("reread", 10).waiters().size() == 1);
         long queued = System.nanoTime();
         // Its safety re-read (a lease TTL after its write) is under way or over by now: from then on
@@ -120,7 +106,7 @@ class SlowReadIntegrationTests {
         await().atMost(LONG).until(() -> System.nanoTime() - queued >= TimeUnit.SECONDS.toNanos(5));
         held.unlock();
         // Before, each read's answer came after its attempt had given up: the waiter never took the free lock.
-        assertThat(acquired).succeedsWithin(Duration.ofSeconds(30)).as("acquired after the release").isEqualTo(true);
+        assertThat(acquired).succeedsWithin(Duration.ofSeconds(30)).as("acquired after the release").isEqualTo(Boolean.TRUE);
         assertThat(slow.getStatistics().getBackendErrors()).as("store errors").isZero();
     }
 
@@ -137,21 +123,7 @@ class SlowReadIntegrationTests {
         proxy.delay(LATENCY);
 
         long start = System.nanoTime();
-        CompletableFuture<Object> outcome = new CompletableFuture<>();
-        Thread waiter = new Thread(() -> {
-            try {
-                FencedLock lock = slow.obtain("slow", true);
-                boolean acquired = lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-                if (acquired) {
-                    lock.unlock();
-                }
-                outcome.complete(acquired);
-            }
-            catch (Throwable ex) {
-                outcome.complete(ex);
-            }
-        }, "slow-waiter");
-        waiter.start();
+        CompletableFuture<Object> outcome = tryLockInAnotherThread(slow.obtain("slow", true), WAIT);
         await().atMost(LONG).until(() -> holder.describeLock("slow", 10).waiters().size() == 1);
         // Released so that the waiter is woken (the watch event crosses the proxy once) before its
         // wait ends, but its read (a round trip, twice the latency) cannot finish before it does.
@@ -164,5 +136,27 @@ class SlowReadIntegrationTests {
         assertThat(slow.getStatistics().getBackendErrors()).isZero();
         proxy.delay(Duration.ZERO);
         await().atMost(LONG).until(() -> holder.describeLock("slow", 10).holder() == null);
+    }
+
+    /**
+     * Tries {@code lock} within {@code wait} on a thread of its own, unlocking at once if it got it.
+     * @return the answer of {@code tryLock}, or what it threw
+     */
+    private static CompletableFuture<Object> tryLockInAnotherThread(FencedLock lock, Duration wait) {
+        CompletableFuture<Object> outcome = new CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                boolean acquired = lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS);
+                if (acquired) {
+                    lock.unlock();
+                }
+                outcome.complete(acquired);
+            }
+            catch (Throwable ex) {
+                outcome.complete(ex);
+            }
+        }, "slow-waiter");
+        waiter.start();
+        return outcome;
     }
 }
