@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
+import static io.github.distlock.testsupport.LockAttempts.tryAndRelease;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -116,7 +117,7 @@ public abstract class AbstractLocalHandoffIntegrationTests {
         mine.unlock();
         if (tryOnceFindsTheLingeringEntry()) {
             // The documented cost of lingering: a try-once elsewhere finds the key taken.
-            assertThat(this.threads.submit(() -> tryOnce(peer.obtain(this.key))).get(LONG.toMillis(), MILLISECONDS))
+            assertThat(this.threads.submit(() -> tryAndRelease(peer.obtain(this.key))).get(LONG.toMillis(), MILLISECONDS))
                 .isFalse();
         }
         long peerFence = this.threads.submit(() -> holdAndGetFence(peer.obtain(this.key, true), LONG))
@@ -210,14 +211,6 @@ public abstract class AbstractLocalHandoffIntegrationTests {
         assertThat(Fences.storeFence(peerFence.get(LONG.toMillis() * 2, MILLISECONDS)))
             .isGreaterThan(Fences.storeFence(mine));
         await().atMost(LONG).until(() -> entries(this.key).isEmpty());
-    }
-
-    protected static boolean tryOnce(FencedLock lock) {
-        if (!lock.tryLock()) {
-            return false;
-        }
-        lock.unlock();
-        return true;
     }
 
     /** Holds {@code lock} for a moment, waiting at most {@code wait}. @return the hold's fence */

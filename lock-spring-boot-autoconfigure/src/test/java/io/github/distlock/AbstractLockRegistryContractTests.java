@@ -25,6 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import static io.github.distlock.testsupport.LockAttempts.tryAndRelease;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -711,14 +712,6 @@ public abstract class AbstractLockRegistryContractTests {
 
     private boolean acquirableElsewhere(LockRegistry registry, String key, boolean fair) throws Exception {
         return fork(() -> tryAndRelease(registry.obtain(key, fair))).result(longWait());
-    }
-
-    private static boolean tryAndRelease(FencedLock lock) {
-        if (!lock.tryLock()) {
-            return false;
-        }
-        lock.unlock();
-        return true;
     }
 
     private static Void lockAndUnlock(FencedLock lock) {

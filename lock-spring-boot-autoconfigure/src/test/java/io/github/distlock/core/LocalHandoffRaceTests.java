@@ -18,6 +18,7 @@ import io.github.distlock.store.StoreEntry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
+import static io.github.distlock.testsupport.LockAttempts.tryAndRelease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -170,7 +171,7 @@ class LocalHandoffRaceTests {
         CountDownLatch storeAnswers = new CountDownLatch(1);
         FencedLock fair = fairLockWhileTheTimerGivesBack(storeAnswers);
         CompletableFuture<Boolean> tried = new CompletableFuture<>();
-        Thread trying = new Thread(() -> tried.complete(tryOnce(fair)), "fair-try");
+        Thread trying = new Thread(() -> tried.complete(tryAndRelease(fair)), "fair-try");
         try {
             trying.start();
             await().atMost(BOUND).until(() -> tried.isDone() || trying.getState() == Thread.State.TIMED_WAITING);
@@ -318,14 +319,6 @@ class LocalHandoffRaceTests {
         unfair.unlock();
         assertThat(releaseSent.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("linger over, giving back").isTrue();
         return core.obtain("sku", true);
-    }
-
-    private static boolean tryOnce(FencedLock lock) {
-        if (!lock.tryLock()) {
-            return false;
-        }
-        lock.unlock();
-        return true;
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

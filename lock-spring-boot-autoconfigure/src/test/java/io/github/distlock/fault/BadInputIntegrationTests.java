@@ -24,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import static io.github.distlock.testsupport.LockAttempts.tryAndRelease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -233,14 +234,6 @@ class BadInputIntegrationTests {
     void nullNamespaceIsRejected() {
         assertThatThrownBy(() -> EtcdLockRegistry.builder(this.client).namespace(null))
             .isInstanceOf(IllegalArgumentException.class);
-    }
-
-    private static boolean tryAndRelease(FencedLock lock) {
-        if (lock.tryLock()) {
-            lock.unlock();
-            return true;
-        }
-        return false;
     }
 
     private interface Call {
