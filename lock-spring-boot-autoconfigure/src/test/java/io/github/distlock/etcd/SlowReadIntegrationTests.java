@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
+import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import io.github.distlock.testsupport.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
@@ -98,7 +99,7 @@ class SlowReadIntegrationTests {
         FencedLock held = holder.obtain("reread", true);
         held.lock();
         proxy.delay(SLOWER_THAN_AN_ATTEMPT);
-        CompletableFuture<Object> acquired = tryLockInAnotherThread(slow.obtain("reread", true), LONG);
+        CompletableFuture<Long> acquired = BackgroundAcquirer.acquireAndRelease(slow.obtain("reread", true), LONG);
         await().atMost(LONG).until(() -> holder.describeLock("reread", 10).waiters().size() == 1);
         long queued = System.nanoTime();
         // Its safety re-read (a lease TTL after its write) is under way or over by now: from then on
@@ -106,7 +107,7 @@ class SlowReadIntegrationTests {
         await().atMost(LONG).until(() -> System.nanoTime() - queued >= TimeUnit.SECONDS.toNanos(5));
         held.unlock();
         // Before, each read's answer came after its attempt had given up: the waiter never took the free lock.
-        assertThat(acquired).succeedsWithin(Duration.ofSeconds(30)).as("acquired after the release").isEqualTo(Boolean.TRUE);
+        assertThat(acquired).as("acquired after the release").succeedsWithin(Duration.ofSeconds(30));
         assertThat(slow.getStatistics().getBackendErrors()).as("store errors").isZero();
     }
 
@@ -123,7 +124,21 @@ class SlowReadIntegrationTests {
         proxy.delay(LATENCY);
 
         long start = System.nanoTime();
-        CompletableFuture<Object> outcome = tryLockInAnotherThread(slow.obtain("slow", true), WAIT);
+        CompletableFuture<Object> outcome = new CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                FencedLock lock = slow.obtain("slow", true);
+                boolean acquired = lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                if (acquired) {
+                    lock.unlock();
+                }
+                outcome.complete(acquired);
+            }
+            catch (Throwable ex) {
+                outcome.complete(ex);
+            }
+        }, "slow-waiter");
+        waiter.start();
         await().atMost(LONG).until(() -> holder.describeLock("slow", 10).waiters().size() == 1);
         // Released so that the waiter is woken (the watch event crosses the proxy once) before its
         // wait ends, but its read (a round trip, twice the latency) cannot finish before it does.
@@ -136,27 +151,5 @@ class SlowReadIntegrationTests {
         assertThat(slow.getStatistics().getBackendErrors()).isZero();
         proxy.delay(Duration.ZERO);
         await().atMost(LONG).until(() -> holder.describeLock("slow", 10).holder() == null);
-    }
-
-    /**
-     * Tries {@code lock} within {@code wait} on a thread of its own, unlocking at once if it got it.
-     * @return the answer of {@code tryLock}, or what it threw
-     */
-    private static CompletableFuture<Object> tryLockInAnotherThread(FencedLock lock, Duration wait) {
-        CompletableFuture<Object> outcome = new CompletableFuture<>();
-        Thread waiter = new Thread(() -> {
-            try {
-                boolean acquired = lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS);
-                if (acquired) {
-                    lock.unlock();
-                }
-                outcome.complete(acquired);
-            }
-            catch (Throwable ex) {
-                outcome.complete(ex);
-            }
-        }, "slow-waiter");
-        waiter.start();
-        return outcome;
     }
 }
