@@ -78,13 +78,17 @@ final class EtcdKeyspace {
     }
 
     static ByteSequence entry(ByteSequence root, long leaseId, long sequence) {
-        // As "%016x_%016x", without parsing a format on every acquisition.
-        return root.concat(bytes(HEX.toHexDigits(leaseId) + '_' + HEX.toHexDigits(sequence)));
+        return root.concat(bytes(entryIdOfLease(leaseId) + HEX.toHexDigits(sequence)));
     }
 
     /** The start of every {@link #entry entry key} of {@code root} under the lease {@code leaseId}. */
     static ByteSequence entryPrefix(ByteSequence root, long leaseId) {
-        return root.concat(bytes(HEX.toHexDigits(leaseId) + '_'));
+        return root.concat(bytes(entryIdOfLease(leaseId)));
+    }
+
+    /** The lease's part of an entry id: ids are "%016x_%016x" (lease, sequence), without parsing a format. */
+    private static String entryIdOfLease(long leaseId) {
+        return HEX.toHexDigits(leaseId) + '_';
     }
 
     /**
