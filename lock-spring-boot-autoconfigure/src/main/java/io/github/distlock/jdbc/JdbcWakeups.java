@@ -78,17 +78,14 @@ final class JdbcWakeups {
             removeFromKey(entry);
         }
         else {
-            if (this.unclaimedNotifications.remove(fence) != null) {
-                // A release named it between its commit and now.
+            // Written before the current LISTEN took effect, and registered after listening() told the
+            // entries registered then: a release before that may have gone unheard too.
+            boolean mayHaveMissed = mayHaveMissedNotifications(entry);
+            // Or a release named it between its commit and now.
+            if (this.unclaimedNotifications.remove(fence) != null || mayHaveMissed) {
                 entry.checkNow();
             }
             QueuedBehind newest = this.queuedBehindByKey.get(entry.lockId);
-            boolean mayHaveMissed = mayHaveMissedNotifications(entry);
-            if (mayHaveMissed) {
-                // Written before the current LISTEN took effect, and registered after listening() told the
-                // entries registered then: a release before that may have gone unheard too.
-                entry.checkNow();
-            }
             if ((newest != null && newest.fence() > fence) || mayHaveMissed) {
                 // An entry was queued behind it between its commit and now, or may have been.
                 entry.queuedBehind();
