@@ -553,15 +553,27 @@ public final class LockCore implements HoldLossListener {
 
     // ---- loss, statistics, local state ---------------------------------------------------------
 
+    /**
+     * Reports a loss as a lost hold when a thread of the process had the entry, and otherwise as a
+     * lost kept entry: no thread's critical section ended with it, but the store lost what the
+     * process owned (an entry deleted behind its back, a failover, a restore, a lost session), which
+     * an operator must see; threads that took the entry since it vanished are told at their unlock.
+     */
     @Override
     public void holdLost(StoreEntry entry, String reason) {
         KeyState state = this.keyStates.get(entry.lockKey());
-        if (!this.handoffs.isHoldLoss(state, entry)) {
-            logger.debug("Kept entry of lock '{}' lost while no thread held it: {}", entry.lockKey(), reason);
+        boolean held = this.handoffs.isHoldLoss(state, entry);
+        if (this.store.isClosed()) {
+            return;
         }
-        else if (!this.store.isClosed()) {
+        if (held) {
             this.statistics.holdLost();
             logger.warn("Lock '{}' (fence {}) lost while held: {}", entry.lockKey(), fenceOf(entry), reason);
+        }
+        else {
+            this.statistics.keptEntryLost();
+            logger.warn("Lock '{}' (store fence {}) lost while this process kept it between holds: {}",
+                    entry.lockKey(), entry.fence(), reason);
         }
     }
 

@@ -20,6 +20,8 @@ public final class LockStatistics {
 
     private final LongAdder holdsLost = new LongAdder();
 
+    private final LongAdder keptEntriesLost = new LongAdder();
+
     private final LongAdder sessionsLost = new LongAdder();
 
     private final LongAdder backendErrors = new LongAdder();
@@ -53,6 +55,17 @@ public final class LockStatistics {
     /** @return holds that ended without their holder's unlock: lease lost or entry deleted */
     public long getHoldsLost() {
         return this.holdsLost.sum();
+    }
+
+    /**
+     * @return unfair store entries that this process kept between the holds of its threads (a local
+     * handoff or a linger, see {@link io.github.distlock.LocalHandoff}) and that ended while no
+     * thread held them, without their release: deleted from the store behind the registry's back,
+     * lost in a failover, or lost with the session. Not counted among {@link #getHoldsLost()}; a
+     * thread that took such an entry before the loss was known counts there when it unlocks.
+     */
+    public long getKeptEntriesLost() {
+        return this.keptEntriesLost.sum();
     }
 
     /** @return sessions lost: for etcd, leases whose keep-alive etcd did not acknowledge within the TTL */
@@ -117,6 +130,11 @@ public final class LockStatistics {
         /** Counts a hold that ended without its holder's unlock. */
         public void holdLost() {
             this.statistics.holdsLost.increment();
+        }
+
+        /** Counts an entry kept between holds that ended while no thread held it, without its release. */
+        public void keptEntryLost() {
+            this.statistics.keptEntriesLost.increment();
         }
 
         /** Counts a session lost. */

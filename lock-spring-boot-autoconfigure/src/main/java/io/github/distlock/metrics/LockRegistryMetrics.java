@@ -23,6 +23,8 @@ import org.springframework.util.Assert;
  * <li>{@code distributed.lock.acquisitions}: counter tagged {@code outcome} ({@code acquired},
  * {@code timeout}, {@code failed});</li>
  * <li>{@code distributed.lock.holds.lost}: counter of holds that ended without unlock;</li>
+ * <li>{@code distributed.lock.kept.entries.lost}: counter of unfair entries the process kept between
+ * holds (local handoffs, linger) that the store lost while no thread held them;</li>
  * <li>{@code distributed.lock.backend.errors}: counter of store requests that failed or timed out;</li>
  * <li>{@code distributed.lock.holds}: gauge of locks held right now;</li>
  * <li>{@code distributed.lock.waiting}: gauge of threads waiting for a lock right now;</li>
@@ -64,6 +66,11 @@ public class LockRegistryMetrics implements MeterBinder {
             .register(meterRegistry);
         FunctionCounter.builder("distributed.lock.holds.lost", statistics, LockStatistics::getHoldsLost)
             .description("Distributed locks lost while held: lease expired or entry deleted")
+            .tags(tags)
+            .register(meterRegistry);
+        FunctionCounter.builder("distributed.lock.kept.entries.lost", statistics, LockStatistics::getKeptEntriesLost)
+            .description("Unfair lock entries this process kept between holds that the store lost while no thread "
+                    + "held them: deleted behind the registry's back, lost in a failover or with the session")
             .tags(tags)
             .register(meterRegistry);
         FunctionCounter.builder("distributed.lock.backend.errors", statistics, LockStatistics::getBackendErrors)

@@ -41,7 +41,10 @@ class LocalHandoffRaceTests {
 
     private final LockStatistics.Recorder statistics = LockStatistics.recorder();
 
-    /** The store reports a loss while a thread takes the lingering entry: no thread held it, so no hold was lost. */
+    /**
+     * The store reports a loss while a thread takes the lingering entry: no thread held it, so no
+     * hold was lost, but the process lost an entry it kept.
+     */
     @Test
     void aKeptEntryLostWhileBeingTakenIsNotReportedAsALostHold() throws Exception {
         LockCore core = core(LONG_LINGER);
@@ -59,6 +62,7 @@ class LocalHandoffRaceTests {
             lock.unlock();
         }
         assertThat(this.statistics.statistics().getHoldsLost()).as("holds lost").isZero();
+        assertThat(this.statistics.statistics().getKeptEntriesLost()).as("kept entries lost").isOne();
         assertThat(kept.discarded.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("lost entry discarded").isTrue();
     }
 
@@ -99,7 +103,8 @@ class LocalHandoffRaceTests {
 
     /**
      * The store finds a lingering entry lost while the timer gives it back (after the timer's last
-     * look at it), and reports that once the key's state is gone: no thread held it, no hold was lost.
+     * look at it), and reports that once the key's state is gone: no thread held it, no hold was
+     * lost; the entry the process kept was.
      */
     @Test
     void aKeptEntryLostWhileItIsGivenBackIsNotReportedAsALostHold() throws Exception {
@@ -114,6 +119,7 @@ class LocalHandoffRaceTests {
         // The store's report, late.
         core.holdLost(entry, "lease expired");
         assertThat(this.statistics.statistics().getHoldsLost()).as("holds lost").isZero();
+        assertThat(this.statistics.statistics().getKeptEntriesLost()).as("kept entries lost").isOne();
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.github.distlock.AbstractLocalHandoffIntegrationTests;
 import io.github.distlock.FencedLock;
@@ -146,7 +147,15 @@ class EtcdLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrationTe
         assertThat(Fences.pass(secondFence)).as("a new entry, not the lost one").isZero();
         assertThat(secondFence).isGreaterThan(firstFence);
         assertThat(registry.getStatistics().getHoldsLost()).isZero();
+        assertThat(registry.getStatistics().getKeptEntriesLost()).isOne();
         assertThat(registry.getStatistics().getLocalHandoffs()).isZero();
+    }
+
+    @Override
+    protected void deleteEntriesBehindTheRegistrysBack(String key) throws Exception {
+        this.rawClient.getKVClient()
+            .delete(new EtcdKeyspace(this.namespace).root(key), DeleteOption.builder().isPrefix(true).build())
+            .get(10, TimeUnit.SECONDS);
     }
 
     /** The entries' etcd keys with their create and mod revisions: a write changes them. */

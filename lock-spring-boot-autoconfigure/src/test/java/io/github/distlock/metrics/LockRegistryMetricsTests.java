@@ -84,6 +84,7 @@ class LockRegistryMetricsTests {
         assertThat(acquisitions("timeout")).isEqualTo(1);
         assertThat(acquisitions("failed")).isZero();
         assertThat(counter("distributed.lock.holds.lost")).isZero();
+        assertThat(counter("distributed.lock.kept.entries.lost")).isZero();
         assertThat(counter("distributed.lock.sessions.lost")).isZero();
         assertThat(counter("distributed.lock.backend.errors")).isZero();
     }

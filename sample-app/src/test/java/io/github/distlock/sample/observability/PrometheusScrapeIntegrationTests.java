@@ -68,6 +68,7 @@ class PrometheusScrapeIntegrationTests extends AbstractSampleIntegrationTests {
         assertThat(value(samples, "distributed_lock_holds", "namespace", NAMESPACE)).isZero();
         assertThat(value(samples, "distributed_lock_waiting", "namespace", NAMESPACE)).isZero();
         assertThat(value(samples, "distributed_lock_holds_lost_total", "namespace", NAMESPACE)).isZero();
+        assertThat(value(samples, "distributed_lock_kept_entries_lost_total", "namespace", NAMESPACE)).isZero();
         assertThat(value(samples, "distributed_lock_backend_errors_total", "namespace", NAMESPACE)).isZero();
         assertThat(value(samples, "distributed_lock_sessions_lost_total", "namespace", NAMESPACE)).isZero();
         assertThat(value(samples, "distributed_lock_session_alive", "namespace", NAMESPACE)).isEqualTo(1);
