@@ -74,6 +74,20 @@ public abstract class AbstractLocalHandoffIntegrationTests {
         return settings;
     }
 
+    /**
+     * Deletes every entry of {@code key} directly in the store, as an operator, a failover to a
+     * replica without them or a restore would.
+     */
+    protected abstract void deleteEntriesBehindTheRegistrysBack(String key) throws Exception;
+
+    /**
+     * @return how soon a process learns that its entry vanished once another process took the key:
+     * shorter than the registries' renewal interval where the store tells it at once
+     */
+    protected Duration lossNotice() {
+        return LONG;
+    }
+
     /** @return whether a try-once of another process surely finds a lingering entry in its way */
     protected boolean tryOnceFindsTheLingeringEntry() {
         return true;
@@ -211,6 +225,39 @@ public abstract class AbstractLocalHandoffIntegrationTests {
         assertThat(Fences.storeFence(peerFence.get(LONG.toMillis() * 2, MILLISECONDS)))
             .isGreaterThan(Fences.storeFence(mine));
         await().atMost(LONG).until(() -> entries(this.key).isEmpty());
+    }
+
+    /**
+     * G12: the store loses the entry the process keeps (deleted by hand) and another process takes
+     * the key. The process learns it and stops using the entry: no local hold overlaps the other
+     * process's, the next one queues behind it with a greater fence, and the loss is counted (as a
+     * kept entry, since no thread held it).
+     */
+    @Test
+    void aLingeringEntryDeletedInTheStoreIsNoLongerUsedOnceAnotherProcessTookTheKey() throws Exception {
+        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        CoreLockRegistry peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
+        lockUntilLingering(registry, this.key);
+        FencedLock mine = registry.obtain(this.key);
+        deleteEntriesBehindTheRegistrysBack(this.key);
+        FencedLock theirs = peer.obtain(this.key);
+        assertThat(theirs.tryLock(LONG.toMillis(), MILLISECONDS)).as("the other process takes the key").isTrue();
+        Future<Long> next;
+        long peerFence;
+        try {
+            peerFence = theirs.getFence();
+            await().atMost(lossNotice()).until(() -> registry.getStatistics().getKeptEntriesLost() == 1);
+            assertThat(this.threads.submit(() -> tryAndRelease(mine)).get(LONG.toMillis(), MILLISECONDS))
+                .as("a try-once of the process while the other one holds").isFalse();
+            next = this.threads.submit(() -> holdAndGetFence(mine, LONG));
+            await().atMost(LONG).until(() -> entries(this.key).size() == 2);
+        }
+        finally {
+            theirs.unlock();
+        }
+        assertThat(next.get(LONG.toMillis() * 2, MILLISECONDS)).as("the process's next fence")
+            .isGreaterThan(peerFence);
+        assertThat(registry.getStatistics().getHoldsLost()).as("holds lost").isZero();
     }
 
     /** Holds {@code lock} for a moment, waiting at most {@code wait}. @return the hold's fence */

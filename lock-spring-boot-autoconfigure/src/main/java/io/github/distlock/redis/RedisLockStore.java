@@ -74,6 +74,10 @@ final class RedisLockStore implements LockStore {
         return this.removalMarkerArgument;
     }
 
+    /** Why an entry is lost when a script dropped it from its queue (see {@link RedisScripts}). */
+    static final String DROPPED_FROM_QUEUE = "its lock entry was gone from Redis when another entry reached the head "
+            + "of its queue (deleted behind the registry's back, or lost in a failover or a restart)";
+
     /** A waiter checks its place at least this often, since pub/sub may drop a handover message. */
     private static final long MAX_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
 
@@ -233,15 +237,22 @@ final class RedisLockStore implements LockStore {
         this.entries.values().forEach(RedisEntry::messagesMayBeLost);
     }
 
-    /** A message on the channel: an entry id (it holds now) or {@code +} and an id (queued behind it). */
+    /**
+     * A message on the channel: an entry id (it holds now), {@code +} and an id (queued behind it),
+     * or {@code -} and an id (dropped from its queue because its liveness key was gone).
+     */
     private void message(String message) {
-        boolean queuedBehind = message.startsWith("+");
-        RedisEntry entry = this.entries.get(queuedBehind ? message.substring(1) : message);
+        char kind = message.isEmpty() ? ' ' : message.charAt(0);
+        boolean marked = kind == '+' || kind == '-';
+        RedisEntry entry = this.entries.get(marked ? message.substring(1) : message);
         if (entry == null) {
             return;
         }
-        if (queuedBehind) {
+        if (kind == '+') {
             entry.queuedBehind();
+        }
+        else if (kind == '-') {
+            entry.lose(DROPPED_FROM_QUEUE, false);
         }
         else {
             entry.handedOver();

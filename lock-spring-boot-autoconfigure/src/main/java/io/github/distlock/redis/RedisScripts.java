@@ -12,23 +12,28 @@ import java.util.HexFormat;
  *
  * <p>Invariants the scripts keep together: an entry id is in a queue at most once, with the fence
  * drawn when it was first added, greater than the counter's last value and than every fence in the
- * queue, and not below the server's clock in microseconds (so queue order is fence order); the holder is the oldest entry whose liveness key exists; an
- * entry whose liveness key is gone is removed when it reaches the head (so a dead waiter never
- * stalls the queue); whenever a script changes who holds, it publishes the new holder's id, and
- * then {@code +} and the id if other entries are queued behind it; whenever a script queues an
- * entry behind the holder, it publishes {@code +} and the holder's id (so a holder learns of every
- * entry behind it from its answer or from a message, see {@link RedisEntry#whenQueuedBehind}); the
- * queue and the counter live at least as long as the longest-lived entry that was added or
- * renewed.
+ * queue, and not below the server's clock in microseconds (so queue order is fence order); the
+ * holder is the oldest entry whose liveness key exists; an entry whose liveness key is gone is
+ * removed when it reaches the head (so a dead waiter never stalls the queue), and {@code -} and its
+ * id are published (so a process whose entry was deleted behind its back learns it when another
+ * entry is about to take the key); whenever a script changes who holds, it publishes the new
+ * holder's id, and then {@code +} and the id if other entries are queued behind it; whenever a
+ * script queues an entry behind the holder, it publishes {@code +} and the holder's id (so a holder
+ * learns of every entry behind it from its answer or from a message, see
+ * {@link RedisEntry#whenQueuedBehind}); the queue and the counter live at least as long as the
+ * longest-lived entry that was added or renewed.
  */
 final class RedisScripts {
 
     /**
      * Shared by the scripts that change the queue: drops dead entries at the head and returns the
-     * live head's id and liveness-key PTTL (-1 for a key without expiry, written by hand).
+     * live head's id and liveness-key PTTL (-1 for a key without expiry, written by hand). Each
+     * dropped entry is published as {@code -} and its id: an entry whose liveness key vanished while
+     * its process still counts on it (deleted by hand, lost in a failover) is the one case where its
+     * owner cannot know by itself before its next renewal.
      */
     private static final String LIVE_HEAD = """
-            local function liveHead(queue, prefix)
+            local function liveHead(queue, prefix, channel)
               local dropped = false
               while true do
                 local first = redis.call('ZRANGE', queue, 0, 0)
@@ -36,6 +41,7 @@ final class RedisScripts {
                 local pttl = redis.call('PTTL', prefix .. first[1])
                 if pttl ~= -2 then return first[1], pttl, dropped end
                 redis.call('ZREM', queue, first[1])
+                redis.call('PUBLISH', channel, '-' .. first[1])
                 dropped = true
               end
             end
@@ -100,7 +106,7 @@ final class RedisScripts {
               end
             end
             outlive(queue, ttl)
-            local head, pttl, dropped = liveHead(queue, prefix)
+            local head, pttl, dropped = liveHead(queue, prefix, ARGV[5])
             if head == id then return {fence, 1, behind(queue)} end
             if dropped then
               tellHead(ARGV[5], queue, head)
@@ -123,7 +129,7 @@ final class RedisScripts {
               redis.call('ZREM', queue, id)
               return {0}
             end
-            local head, pttl, dropped = liveHead(queue, prefix)
+            local head, pttl, dropped = liveHead(queue, prefix, ARGV[3])
             if head == id then return {1, behind(queue)} end
             if dropped then tellHead(ARGV[3], queue, head) end
             return {2, redis.call('GET', prefix .. head) or '', pttl}
@@ -147,7 +153,7 @@ final class RedisScripts {
             local before = redis.call('ZRANGE', queue, 0, 0)[1]
             local queued = redis.call('ZREM', queue, id)
             if queued == 1 and before == id or before and redis.call('EXISTS', prefix .. before) == 0 then
-              local head = liveHead(queue, prefix)
+              local head = liveHead(queue, prefix, ARGV[3])
               if head and head ~= before then tellHead(ARGV[3], queue, head) end
             end
             if resent then return 1 end

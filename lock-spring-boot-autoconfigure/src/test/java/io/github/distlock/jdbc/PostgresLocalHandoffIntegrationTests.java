@@ -79,6 +79,11 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
         return new LocalHandoff(settings.window(), Duration.ofMillis(1));
     }
 
+    @Override
+    protected void deleteEntriesBehindTheRegistrysBack(String key) throws Exception {
+        database.execute("DELETE FROM " + this.prefix + "ENTRY WHERE LOCK_ID = '" + JdbcTables.lockId(key) + "'");
+    }
+
     /** The fences of the key's entries: a new entry draws a new one. */
     @Override
     protected List<String> entries(String key) throws Exception {

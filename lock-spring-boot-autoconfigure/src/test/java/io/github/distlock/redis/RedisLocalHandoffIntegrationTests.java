@@ -71,12 +71,29 @@ class RedisLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrationT
         this.clients.add(own);
         RedisLockRegistry registry = RedisLockRegistry.builder(own)
             .namespace(this.namespace)
-            .leaseTtl(Duration.ofSeconds(20))
+            .leaseTtl(Duration.ofSeconds(90))
             .ownerIdentity(owner)
             .localHandoff(localHandoff)
             .build();
         this.registries.add(registry);
         return registry;
+    }
+
+    /** Deletes the entries' liveness keys, as {@code DEL} by hand would; the ids stay in the queue. */
+    @Override
+    protected void deleteEntriesBehindTheRegistrysBack(String key) {
+        String prefix = new RedisKeyspace(this.namespace).entryPrefix(key);
+        String[] entryKeys = entries(key).stream().map((id) -> prefix + id).toArray(String[]::new);
+        assertThat(raw.sync().del(entryKeys)).as("liveness keys deleted").isEqualTo(entryKeys.length);
+    }
+
+    /**
+     * Well within the renewal interval of the registries' TTL: only the message of the script that
+     * dropped the entry from its queue can tell the process in time.
+     */
+    @Override
+    protected Duration lossNotice() {
+        return Duration.ofSeconds(10);
     }
 
     /** The ids in the key's queue: a new entry has a new id. */

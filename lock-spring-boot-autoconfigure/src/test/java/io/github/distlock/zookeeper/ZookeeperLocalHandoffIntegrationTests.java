@@ -67,6 +67,14 @@ class ZookeeperLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrat
         return registry;
     }
 
+    @Override
+    protected void deleteEntriesBehindTheRegistrysBack(String key) throws Exception {
+        String lockNode = new ZookeeperKeyspace(this.namespace).lockNode(key);
+        for (String entry : raw.getChildren().forPath(lockNode)) {
+            raw.delete().forPath(lockNode + "/" + entry);
+        }
+    }
+
     /** The entries' node names under the key's lock node: a new entry has a new sequence number. */
     @Override
     protected List<String> entries(String key) throws Exception {
