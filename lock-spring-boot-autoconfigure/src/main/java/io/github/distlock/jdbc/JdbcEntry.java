@@ -139,7 +139,7 @@ final class JdbcEntry extends AbstractStoreEntry {
             if (!owned) {
                 boolean wasLive = end();
                 if (wasLive || isLost()) {
-                    this.store.removeBeforeReturning(this);
+                    this.store.removeBeforeReturning(this, attempt);
                 }
             }
         }

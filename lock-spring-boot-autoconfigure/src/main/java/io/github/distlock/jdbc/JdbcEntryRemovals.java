@@ -32,9 +32,6 @@ final class JdbcEntryRemovals {
 
     private static final Logger logger = LoggerFactory.getLogger(JdbcEntryRemovals.class);
 
-    /** How long a giving-up acquisition waits for the database to confirm its entry's removal before returning. */
-    private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-
     /** Pause before a removal the database did not confirm is tried again; doubled up to the next bound. */
     private static final long REMOVAL_RETRY_MILLIS = 500;
 
@@ -84,14 +81,16 @@ final class JdbcEntryRemovals {
      * Removes what is left of an entry whose acquisition gave up and waits briefly for the
      * database to confirm, so that the next acquisition (in any process) does not find it in its
      * way; if the database does not confirm in time, removal goes on as for {@link #removeLater}.
+     * Does not wait past {@code attempt}: an acquisition returns within its wait (or, for a try-once,
+     * its first attempt's bound).
      */
-    void removeBeforeReturning(JdbcEntry entry) {
+    void removeBeforeReturning(JdbcEntry entry, Wait attempt) {
         this.pendingRemovals.incrementAndGet();
         CompletableFuture<Void> confirmed = new CompletableFuture<>();
         removeAttempt(entry, confirmed, REMOVAL_RETRY_MILLIS);
         try {
-            long boundNanos = Math.min(this.calls.requestTimeoutNanos(), GIVE_UP_CONFIRM_NANOS);
-            StoreCalls.await(confirmed, Wait.timeout(boundNanos, false), "Removing the lock entry");
+            StoreCalls.await(confirmed, StoreCalls.giveUpConfirmation(attempt, this.calls.requestTimeoutNanos()),
+                    "Removing the lock entry");
         }
         catch (StoreUnavailableException | InterruptedException ex) {
             logger.debug("Removal of lock entry {} not confirmed yet; retrying in the background", entry.fence());

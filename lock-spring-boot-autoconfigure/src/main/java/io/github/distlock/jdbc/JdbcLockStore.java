@@ -338,8 +338,8 @@ final class JdbcLockStore implements LockStore {
         this.removals.removeLater(entry);
     }
 
-    void removeBeforeReturning(JdbcEntry entry) {
-        this.removals.removeBeforeReturning(entry);
+    void removeBeforeReturning(JdbcEntry entry, Wait attempt) {
+        this.removals.removeBeforeReturning(entry, attempt);
     }
 
     /** @return removals not yet confirmed by the database (nor made moot by the session's end) */

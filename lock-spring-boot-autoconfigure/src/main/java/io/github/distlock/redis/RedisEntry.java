@@ -133,10 +133,11 @@ final class RedisEntry extends AbstractStoreEntry {
         else if ((Long) answer.get(2) == 1L) {
             this.queuedBehind.fire();
         }
-        return awaitTurn(wait, holdsNow);
+        return awaitTurn(wait, attempt, holdsNow);
     }
 
-    private boolean awaitTurn(Wait wait, boolean holdsNow) throws EntryLostException, InterruptedException {
+    /** @param attempt bounds how long a give-up waits for its removal to be confirmed */
+    private boolean awaitTurn(Wait wait, Wait attempt, boolean holdsNow) throws EntryLostException, InterruptedException {
         boolean owned = false;
         try {
             if (holdsNow) {
@@ -167,7 +168,7 @@ final class RedisEntry extends AbstractStoreEntry {
             if (!owned) {
                 boolean wasLive = end();
                 if (wasLive || isLost()) {
-                    this.store.removeBeforeReturning(this);
+                    this.store.removeBeforeReturning(this, attempt);
                 }
             }
         }

@@ -61,9 +61,6 @@ final class RedisLockStore implements LockStore {
 
     private static final Logger logger = LoggerFactory.getLogger(RedisLockStore.class);
 
-    /** How long a giving-up acquisition waits for Redis to confirm its entry's removal before returning. */
-    private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-
     /** Pause before a removal Redis did not confirm is tried again; doubled up to the next bound. */
     private static final long REMOVAL_RETRY_MILLIS = 500;
 
@@ -284,9 +281,10 @@ final class RedisLockStore implements LockStore {
      * Removes what is left of an entry whose acquisition gave up, and waits briefly for Redis to
      * confirm, so that the next acquisition (in any process) does not find it in its way; if Redis
      * does not confirm in time, removal goes on in the background as for {@link #removeLater}.
-     * Does not wait while there is no open connection.
+     * Does not wait while there is no open connection, nor past {@code attempt}: an acquisition
+     * returns within its wait (or, for a try-once, its first attempt's bound).
      */
-    void removeBeforeReturning(RedisEntry entry) {
+    void removeBeforeReturning(RedisEntry entry, Wait attempt) {
         this.pendingRemovals.incrementAndGet();
         CompletableFuture<Void> confirmed = new CompletableFuture<>();
         removeAttempt(entry, confirmed, REMOVAL_RETRY_MILLIS);
@@ -296,8 +294,7 @@ final class RedisLockStore implements LockStore {
             return;
         }
         try {
-            StoreCalls.await(confirmed, Wait.timeout(Math.min(this.requestTimeoutNanos, GIVE_UP_CONFIRM_NANOS), false),
-                    "Removing the lock entry");
+            StoreCalls.await(confirmed, StoreCalls.giveUpConfirmation(attempt, this.requestTimeoutNanos), "Removing the lock entry");
         }
         catch (StoreUnavailableException | InterruptedException ex) {
             logger.debug("Removal of lock entry {} not confirmed yet; retrying in the background", entry.id);

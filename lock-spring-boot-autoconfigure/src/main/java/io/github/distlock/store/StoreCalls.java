@@ -13,7 +13,26 @@ import io.github.distlock.core.Wait;
 /** Waiting for a store client's asynchronous call within a {@link Wait}, whatever the client's own timeouts. */
 public final class StoreCalls {
 
+    /**
+     * How long an acquisition that gave up waits at most for the store to confirm its entry's
+     * removal, so that an acquisition that follows it (in any process) does not find it in its way.
+     */
+    private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
     private StoreCalls() {
+    }
+
+    /**
+     * The bound on waiting for the removal of a given-up entry: briefly, never past the request
+     * timeout, and never past {@code attempt}, so that a timed acquisition returns at its timeout
+     * (and a try-once within its first attempt's bound) while the removal goes on in the background.
+     * Interrupts do not end it: an acquisition that was interrupted keeps its interrupt status.
+     * @param attempt the bound of the acquisition's attempt
+     * @param requestTimeoutNanos the store's request timeout
+     * @return the wait
+     */
+    public static Wait giveUpConfirmation(Wait attempt, long requestTimeoutNanos) {
+        return attempt.atMost(Math.min(requestTimeoutNanos, GIVE_UP_CONFIRM_NANOS)).interruptible(false);
     }
 
     /**

@@ -139,7 +139,7 @@ final class ZookeeperEntry extends AbstractStoreEntry {
                 end();
                 String created2 = this.path;
                 if (created2 != null) {
-                    this.store.deleteBeforeReturning(lockKey(), created2);
+                    this.store.deleteBeforeReturning(lockKey(), created2, attempt);
                 }
             }
         }

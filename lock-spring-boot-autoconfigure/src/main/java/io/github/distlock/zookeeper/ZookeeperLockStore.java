@@ -67,9 +67,6 @@ final class ZookeeperLockStore implements LockStore {
 
     private static final Logger logger = LoggerFactory.getLogger(ZookeeperLockStore.class);
 
-    /** How long a giving-up acquisition waits for ZooKeeper to confirm its entry's removal. */
-    private static final long GIVE_UP_CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-
     private static final long SWEEP_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /**
@@ -490,11 +487,15 @@ final class ZookeeperLockStore implements LockStore {
         return this.sweeper.tag();
     }
 
-    /** Deletes an entry node and waits briefly for the confirmation, so the next waiter is not behind it. */
-    void deleteBeforeReturning(String key, String path) {
+    /**
+     * Deletes an entry node and waits briefly for the confirmation, so the next waiter is not behind
+     * it; not past {@code attempt}, so an acquisition returns within its wait (or, for a try-once,
+     * its first attempt's bound).
+     */
+    void deleteBeforeReturning(String key, String path, Wait attempt) {
         try {
-            StoreCalls.await(deleteGuaranteed(key, path).copy(), Wait.timeout(Math.min(this.requestTimeoutNanos,
-                    GIVE_UP_CONFIRM_NANOS), false), "Removing the lock entry");
+            StoreCalls.await(deleteGuaranteed(key, path).copy(), StoreCalls.giveUpConfirmation(attempt,
+                    this.requestTimeoutNanos), "Removing the lock entry");
         }
         catch (StoreUnavailableException | InterruptedException ex) {
             logger.debug("Removal of lock entry {} not confirmed yet; Curator retries it in the background", path);

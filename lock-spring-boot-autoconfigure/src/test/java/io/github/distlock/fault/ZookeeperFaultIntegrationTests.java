@@ -21,6 +21,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import static io.github.distlock.testsupport.BoundedCalls.assertAGiveUpReturnsAtItsTimeoutWhileFrozen;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
@@ -104,6 +105,25 @@ class ZookeeperFaultIntegrationTests {
         System.out.printf("[zookeeper failover] %d sections, longest gap without a holder %d ms (%s)%n",
                 report.completed(), report.longestGapMillis(), report.longestGapAt());
         report.assertNoViolations();
+    }
+
+    @Test
+    void aTimedWaitThatEndsWhileItsServerIsFrozenReturnsAtItsTimeout() throws Exception {
+        ZooKeeperEnsemble zookeeper = track(ZooKeeperEnsemble.threeMembers());
+        // The waiter talks to member 0 only, which freezes; the holder to member 1, which goes on.
+        ZookeeperLockRegistry waiter = registry(zookeeper.member(0).address(), "waiter", true);
+        ZookeeperLockRegistry holder = registry(zookeeper.member(1).address(), "holder", true);
+        FencedLock held = holder.obtain("late", true);
+        held.lock();
+        try {
+            assertAGiveUpReturnsAtItsTimeoutWhileFrozen(waiter.obtain("late", true),
+                    () -> waiter.getWaitingThreadCount() == 1, () -> zookeeper.member(0).pause());
+        }
+        finally {
+            zookeeper.member(0).resume();
+        }
+        await().atMost(LONG).until(() -> holder.describeLock("late", 10).waiters().isEmpty());
+        held.unlock();
     }
 
     @Test

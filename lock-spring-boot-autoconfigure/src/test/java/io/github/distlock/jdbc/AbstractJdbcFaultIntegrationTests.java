@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import static io.github.distlock.testsupport.BoundedCalls.assertAGiveUpReturnsAtItsTimeoutWhileFrozen;
 import static io.github.distlock.testsupport.BoundedCalls.assertBoundedWhileDown;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -116,6 +117,17 @@ abstract class AbstractJdbcFaultIntegrationTests {
         held.unlock();
         assertThat(next.get(LONG.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(holderFence);
         assertThat(this.holder.getStatistics().getHoldsLost()).isZero();
+    }
+
+    @Test
+    void aTimedWaitThatEndsWhileTheDatabaseIsFrozenReturnsAtItsTimeout() throws Exception {
+        FencedLock held = this.holder.obtain("late", true);
+        held.lock();
+        assertAGiveUpReturnsAtItsTimeoutWhileFrozen(this.waiter.obtain("late", true),
+                () -> this.waiter.getWaitingThreadCount() == 1, () -> server().pause());
+        server().resume();
+        await().atMost(LONG).until(() -> this.holder.describeLock("late", 10).waiters().isEmpty());
+        held.unlock();
     }
 
     @Test

@@ -388,7 +388,7 @@ class RedisLockRegistryIntegrationTests {
                 await().atMost(LONG)
                     .until(() -> !store.connected(Wait.timeout(LONG.toNanos(), false)).commands().isOpen());
                 long start = System.nanoTime();
-                store.removeBeforeReturning(entry);
+                store.removeBeforeReturning(entry, Wait.timeout(LONG.toNanos(), false));
                 // It waited 500 ms before; without a wait it takes microseconds.
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(400));
             }
