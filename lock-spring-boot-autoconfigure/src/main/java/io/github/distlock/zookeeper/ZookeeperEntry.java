@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One acquisition's entry: an ephemeral sequential node of the registry's session under the lock's
  * container node, created with Curator's protection (so a create whose answer was lost is found,
- * not duplicated). It holds when it has the lowest sequence; a waiter watches only its
- * predecessor; a holder watches its own node, so that its deletion by someone else is reported,
+ * not duplicated). It holds when it is the oldest entry (see {@link ZookeeperKeyspace} for how
+ * names tell the age); a waiter watches only its predecessor; a holder watches its own node, so that its deletion by someone else is reported,
  * and the lock node's children, so that it learns when another entry queues behind it.
  *
  * <p>Invariants: those of {@link AbstractStoreEntry}; a node whose create was answered after the
@@ -202,7 +202,13 @@ final class ZookeeperEntry extends AbstractStoreEntry {
                 return;
             }
             List<String> queue = ZookeeperLockStore.sortedEntries(event.getChildren());
-            if (!queue.isEmpty() && queue.get(0).equals(nameOf(ownPath))) {
+            String own = nameOf(ownPath);
+            // Where no entry is ordered by sequence, only creation zxids, which this thread must not wait for, order
+            // them: the entry counts as the head then, which at worst tells a holder of a waiter that is not there
+            // (it then gives the key back rather than keep it).
+            boolean head = !queue.isEmpty()
+                    && (queue.get(0).equals(own) || !ZookeeperKeyspace.isOrderedBySequence(queue.get(0)));
+            if (head && queue.contains(own)) {
                 this.entryWasHead = true;
                 if (queue.size() > 1) {
                     ZookeeperEntry.this.queuedBehind.fire();
@@ -314,6 +320,9 @@ final class ZookeeperEntry extends AbstractStoreEntry {
                             "Reading the lock queue", KeeperException.Code.NONODE).getChildren());
                 }
                 this.store.sweepOrphans(lockKey(), lockNode, queue);
+                if (queue.contains(own)) {
+                    queue = this.store.inQueueOrder(lockNode, queue, own, this.fence, bound);
+                }
             }
             catch (StoreUnavailableException ex) {
                 this.store.failed(ex);

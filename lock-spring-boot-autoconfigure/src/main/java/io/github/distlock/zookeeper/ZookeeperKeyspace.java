@@ -6,8 +6,16 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where a namespace's locks live in ZooKeeper: one container node {@code <namespace>/#<escaped key>}
  * per lock, holding one ephemeral sequential entry per acquisition ({@code <tag>-e-<sequence>}, where
- * the tag marks the registry that created it; Curator's protection prefix goes before it). The entry with the lowest sequence holds; its creation zxid is
- * its fence (a sequence restarts when ZooKeeper removes an empty container, a zxid never does).
+ * the tag marks the registry that created it; Curator's protection prefix goes before it). The
+ * oldest entry holds; its creation zxid is its fence (a sequence restarts when ZooKeeper removes an
+ * empty container, a zxid never does).
+ *
+ * <p>Sequences give the age of entries until a lock node has had {@value Integer#MAX_VALUE}
+ * children created in it (a lock held for years while others poll it): from then on ZooKeeper 3.9
+ * names every new child with that sequence, or, while creates are pipelined, with negative ones
+ * ({@code %010d} of a wrapped counter, so {@code -2147483648} has eleven characters). Such entries
+ * are {@linkplain #isOrderedBySequence not ordered by their sequence}: they come after every entry
+ * that is, and among themselves only their creation zxids order them.
  *
  * <p>In the escaped key {@code %}, {@code /} and {@code #} become {@code %25}, {@code %2F} and
  * {@code %23}, and every character ZooKeeper refuses in a path (controls, surrogates, private use,
@@ -21,8 +29,11 @@ final class ZookeeperKeyspace {
 
     static final String ENTRY_PREFIX = "e-";
 
-    /** ZooKeeper appends a sequential node's counter as ten digits. */
+    /** ZooKeeper appends a sequential node's counter as ten digits, or a minus and nine or ten digits. */
     private static final int SEQUENCE_DIGITS = 10;
+
+    /** What {@link #sequenceOf} returns for a child that is not an entry. */
+    static final long NOT_AN_ENTRY = Long.MIN_VALUE;
 
     private static final KeyEscaper ESCAPER = new KeyEscaper("/#", ZookeeperKeyspace::refusedByZookeeper);
 
@@ -89,10 +100,11 @@ final class ZookeeperKeyspace {
      * @return whether it is an entry created with {@code tag} (see {@link #entryPath})
      */
     static boolean isTaggedEntry(String child, String tag) {
-        String marker = tag + "-" + ENTRY_PREFIX;
-        int at = child.length() - SEQUENCE_DIGITS - marker.length();
-        return sequenceOf(child) >= 0 && at >= 0 && child.startsWith(marker, at)
-                && (at == 0 || child.charAt(at - 1) == '-');
+        if (sequenceOf(child) == NOT_AN_ENTRY) {
+            return false;
+        }
+        int at = child.lastIndexOf(ENTRY_PREFIX) - tag.length() - 1;
+        return at >= 0 && child.startsWith(tag + "-", at) && (at == 0 || child.charAt(at - 1) == '-');
     }
 
     /**
@@ -105,18 +117,36 @@ final class ZookeeperKeyspace {
 
     /**
      * @param child a child of a lock node
-     * @return its sequence number, or -1 if it is not an entry
+     * @return its sequence number (negative once the lock node's counter wrapped), or
+     * {@link #NOT_AN_ENTRY} if it is not an entry
      */
     static long sequenceOf(String child) {
         int marker = child.lastIndexOf(ENTRY_PREFIX);
-        if (marker < 0 || child.length() - marker - ENTRY_PREFIX.length() != SEQUENCE_DIGITS) {
-            return -1;
+        if (marker < 0) {
+            return NOT_AN_ENTRY;
         }
-        try {
-            return Long.parseLong(child.substring(marker + ENTRY_PREFIX.length()));
+        String sequence = child.substring(marker + ENTRY_PREFIX.length());
+        boolean negative = sequence.startsWith("-");
+        if (negative ? sequence.length() != SEQUENCE_DIGITS && sequence.length() != SEQUENCE_DIGITS + 1
+                : sequence.length() != SEQUENCE_DIGITS) {
+            return NOT_AN_ENTRY;
         }
-        catch (NumberFormatException ex) {
-            return -1;
+        for (int i = negative ? 1 : 0; i < sequence.length(); i++) {
+            if (sequence.charAt(i) < '0' || sequence.charAt(i) > '9') {
+                return NOT_AN_ENTRY;
+            }
         }
+        long parsed = Long.parseLong(sequence);
+        return (parsed >= Integer.MIN_VALUE && parsed <= Integer.MAX_VALUE) ? parsed : NOT_AN_ENTRY;
+    }
+
+    /**
+     * @param child an entry
+     * @return whether its sequence gives its age: false for an entry created once the lock node's
+     * counter had reached {@value Integer#MAX_VALUE} (see the class description)
+     */
+    static boolean isOrderedBySequence(String child) {
+        long sequence = sequenceOf(child);
+        return sequence >= 0 && sequence < Integer.MAX_VALUE;
     }
 }

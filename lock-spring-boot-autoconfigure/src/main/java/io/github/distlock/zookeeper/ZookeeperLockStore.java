@@ -542,49 +542,125 @@ final class ZookeeperLockStore implements LockStore {
      * Reads the first {@code maxEntries} of {@code entries} that still exist, the reads of a batch
      * (up to {@link #QUEUE_READS_AT_ONCE}) sent at once: ZooKeeper answers requests pipelined on the
      * session's connection in order, so a long queue costs a round trip per batch, not per entry.
+     * @param entries as {@link #sortedEntries} returns them
      */
     private LockSnapshot readEntries(String key, List<String> entries, int maxEntries, Wait wait)
             throws StoreUnavailableException, InterruptedException {
         String lockNode = this.keyspace.lockNode(key);
+        int ordered = orderedBySequence(entries);
         List<LockSnapshot.Entry> read = new ArrayList<>();
         int next = 0;
         // Another batch only for entries deleted since the queue was read.
-        while (read.size() < maxEntries && next < entries.size()) {
-            int batch = Math.min(Math.min(maxEntries - read.size(), entries.size() - next), QUEUE_READS_AT_ONCE);
-            List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>(batch);
-            for (String child : entries.subList(next, next + batch)) {
-                reads.add(background(callback -> this.client.getData().inBackground(callback)
-                    .forPath(lockNode + "/" + child)));
+        while (read.size() < maxEntries && next < ordered) {
+            int end = next + Math.min(Math.min(maxEntries - read.size(), ordered - next), QUEUE_READS_AT_ONCE);
+            read.addAll(readBatch(key, lockNode, entries.subList(next, end), wait));
+            next = end;
+        }
+        if (read.size() < maxEntries && ordered < entries.size()) {
+            // Created after the lock node's counter wrapped: only their creation zxids (their fences) order them.
+            List<LockSnapshot.Entry> wrapped = new ArrayList<>();
+            for (int from = ordered; from < entries.size(); from += QUEUE_READS_AT_ONCE) {
+                wrapped.addAll(readBatch(key, lockNode,
+                        entries.subList(from, Math.min(entries.size(), from + QUEUE_READS_AT_ONCE)), wait));
             }
-            next += batch;
-            for (CompletableFuture<CuratorEvent> pending : reads) {
-                CuratorEvent data = await(pending, wait, "Reading lock '" + key + "'", KeeperException.Code.NONODE);
-                Stat stat = data.getStat();
-                if (stat == null || data.getData() == null) {
-                    continue;
-                }
-                EntryValue value = EntryValue.decode(new String(data.getData(), StandardCharsets.UTF_8));
-                read.add(new LockSnapshot.Entry(value.owner(), value.thread(), stat.getCzxid(),
-                        (value.queuedAt() != null) ? value.queuedAt() : Instant.ofEpochMilli(stat.getCtime()),
-                        "0x" + Long.toHexString(stat.getEphemeralOwner()), null));
-            }
+            wrapped.sort(Comparator.comparingLong(LockSnapshot.Entry::fence));
+            read.addAll(wrapped.subList(0, Math.min(wrapped.size(), maxEntries - read.size())));
         }
         return read.isEmpty() ? new LockSnapshot(key, null, List.of())
                 : new LockSnapshot(key, read.get(0), read.subList(1, read.size()));
     }
 
-    /** @return the entry children in queue order: by sequence (the protection prefix comes before it) */
+    /** Reads the entries of {@code children} that still exist, all requests sent at once. */
+    private List<LockSnapshot.Entry> readBatch(String key, String lockNode, List<String> children, Wait wait)
+            throws StoreUnavailableException, InterruptedException {
+        List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>(children.size());
+        for (String child : children) {
+            reads.add(background(callback -> this.client.getData().inBackground(callback)
+                .forPath(lockNode + "/" + child)));
+        }
+        List<LockSnapshot.Entry> read = new ArrayList<>(children.size());
+        for (CompletableFuture<CuratorEvent> pending : reads) {
+            CuratorEvent data = await(pending, wait, "Reading lock '" + key + "'", KeeperException.Code.NONODE);
+            Stat stat = data.getStat();
+            if (stat == null || data.getData() == null) {
+                continue;
+            }
+            EntryValue value = EntryValue.decode(new String(data.getData(), StandardCharsets.UTF_8));
+            read.add(new LockSnapshot.Entry(value.owner(), value.thread(), stat.getCzxid(),
+                    (value.queuedAt() != null) ? value.queuedAt() : Instant.ofEpochMilli(stat.getCtime()),
+                    "0x" + Long.toHexString(stat.getEphemeralOwner()), null));
+        }
+        return read;
+    }
+
+    /**
+     * @return the entry children in queue order as far as their names tell: those ordered by
+     * sequence (the protection prefix comes before it) first, then those created after the lock
+     * node's counter wrapped, by name; see {@link #inQueueOrder}
+     */
     static List<String> sortedEntries(@Nullable List<String> children) {
         List<String> entries = new ArrayList<>();
+        List<String> wrapped = new ArrayList<>();
         if (children != null) {
             for (String child : children) {
-                if (ZookeeperKeyspace.sequenceOf(child) >= 0) {
+                if (ZookeeperKeyspace.isOrderedBySequence(child)) {
                     entries.add(child);
+                }
+                else if (ZookeeperKeyspace.sequenceOf(child) != ZookeeperKeyspace.NOT_AN_ENTRY) {
+                    wrapped.add(child);
                 }
             }
         }
         entries.sort(Comparator.comparingLong(ZookeeperKeyspace::sequenceOf));
+        wrapped.sort(Comparator.naturalOrder());
+        entries.addAll(wrapped);
         return entries;
+    }
+
+    /** @return how many of {@code sorted} (see {@link #sortedEntries}) come first, ordered by their sequence */
+    private static int orderedBySequence(List<String> sorted) {
+        int ordered = 0;
+        while (ordered < sorted.size() && ZookeeperKeyspace.isOrderedBySequence(sorted.get(ordered))) {
+            ordered++;
+        }
+        return ordered;
+    }
+
+    /**
+     * Puts a lock's entries in queue order, the order they were created in, up to {@code own}: the
+     * order of {@link #sortedEntries} for entries ordered by sequence, which are older than every
+     * other; entries created after the lock node's counter wrapped are ordered by their creation
+     * zxids, read (all at once) unless {@code own} is ordered by sequence, since they are behind it then.
+     * @param sorted the entries, as {@link #sortedEntries} returns them
+     * @param own the entry the caller asks about, one of {@code sorted}
+     * @param ownCzxid its creation zxid
+     * @return the entries in queue order up to {@code own} (those behind it in any order), without
+     * those found deleted
+     */
+    List<String> inQueueOrder(String lockNode, List<String> sorted, String own, long ownCzxid, Wait wait)
+            throws StoreUnavailableException, InterruptedException {
+        int ordered = orderedBySequence(sorted);
+        if (ordered == sorted.size() || ZookeeperKeyspace.isOrderedBySequence(own)) {
+            return sorted;
+        }
+        Map<String, CompletableFuture<CuratorEvent>> reads = new LinkedHashMap<>();
+        for (String child : sorted.subList(ordered, sorted.size())) {
+            if (!child.equals(own)) {
+                reads.put(child, background(callback -> this.client.checkExists().inBackground(callback)
+                    .forPath(lockNode + "/" + child)));
+            }
+        }
+        Map<String, Long> czxids = new LinkedHashMap<>();
+        czxids.put(own, ownCzxid);
+        for (Map.Entry<String, CompletableFuture<CuratorEvent>> read : reads.entrySet()) {
+            Stat stat = await(read.getValue(), wait, "Reading the lock queue", KeeperException.Code.NONODE).getStat();
+            if (stat != null) {
+                czxids.put(read.getKey(), stat.getCzxid());
+            }
+        }
+        List<String> queue = new ArrayList<>(sorted.subList(0, ordered));
+        czxids.entrySet().stream().sorted(Map.Entry.comparingByValue()).forEach(entry -> queue.add(entry.getKey()));
+        return queue;
     }
 
     @Override

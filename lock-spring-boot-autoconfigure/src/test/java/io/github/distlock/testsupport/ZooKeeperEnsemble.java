@@ -1,6 +1,7 @@
 package io.github.distlock.testsupport;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -17,8 +18,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
+import org.apache.zookeeper.server.DataTree;
+import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
 import org.apache.zookeeper.server.quorum.QuorumPeerMain;
 import org.jspecify.annotations.Nullable;
 
@@ -65,6 +69,18 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         return start(1);
     }
 
+    /**
+     * A standalone server that starts from a snapshot of a data tree the test fills: for states a
+     * client cannot bring about in a test's time, such as a node whose children counter
+     * ({@code cversion}, the next sequence number) is near its limit.
+     * @param seed fills the tree (with {@link DataTree#createNode} and the like), and sets its
+     * {@link DataTree#lastProcessedZxid} to the last zxid it used
+     * @return the server, answering
+     */
+    public static ZooKeeperEnsemble standaloneStartingFrom(Consumer<DataTree> seed) {
+        return start(1, false, seed);
+    }
+
     /** @return a three-member ensemble with a leader */
     public static ZooKeeperEnsemble threeMembers() {
         return start(3, false);
@@ -80,6 +96,10 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     }
 
     private static ZooKeeperEnsemble start(int size, boolean cuttableLinks) {
+        return start(size, cuttableLinks, null);
+    }
+
+    private static ZooKeeperEnsemble start(int size, boolean cuttableLinks, @Nullable Consumer<DataTree> seed) {
         Path directory;
         try {
             directory = Files.createTempDirectory("distlock-zookeeper-");
@@ -108,6 +128,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             }
             for (Member member : ensemble.members) {
                 member.writeConfiguration();
+                if (seed != null) {
+                    member.writeSnapshot(seed);
+                }
                 member.launch();
             }
             ensemble.awaitServing();
@@ -250,6 +273,21 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             }
             catch (IOException ex) {
                 throw new UncheckedIOException("Could not write the configuration of " + this, ex);
+            }
+        }
+
+        /** Writes the snapshot the member starts from: the tree {@code seed} fills. */
+        void writeSnapshot(Consumer<DataTree> seed) {
+            DataTree tree = new DataTree();
+            seed.accept(tree);
+            File data = home().resolve("data").toFile();
+            try {
+                FileTxnSnapLog snapshots = new FileTxnSnapLog(data, data);
+                snapshots.save(tree, new ConcurrentHashMap<>(), true);
+                snapshots.close();
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException("Could not write the snapshot of " + this, ex);
             }
         }
 

@@ -40,6 +40,26 @@ class ZookeeperKeyspaceTests {
     }
 
     @Test
+    void entriesCreatedAfterTheCounterWrappedComeAfterTheOthersAndStillCount() {
+        // ZooKeeper names them %010d of the counter it stopped at, or of one that wrapped past it.
+        assertThat(ZookeeperKeyspace.sequenceOf("_c_x-t-e-2147483647")).isEqualTo(Integer.MAX_VALUE);
+        assertThat(ZookeeperKeyspace.sequenceOf("_c_x-t-e--2147483648")).isEqualTo(Integer.MIN_VALUE);
+        assertThat(ZookeeperKeyspace.sequenceOf("_c_x-t-e--000000005")).isEqualTo(-5);
+        assertThat(ZookeeperKeyspace.isOrderedBySequence("_c_x-t-e-2147483646")).isTrue();
+        assertThat(ZookeeperKeyspace.isOrderedBySequence("_c_x-t-e-2147483647")).isFalse();
+        assertThat(ZookeeperKeyspace.isOrderedBySequence("_c_x-t-e--000000005")).isFalse();
+        for (String notAnEntry : new String[] { "t-e--00000005", "t-e-+000000005", "t-e--21474836480", "t-e-9999999999",
+                "t-e--9999999999", "t-e---00000005" }) {
+            assertThat(ZookeeperKeyspace.sequenceOf(notAnEntry)).as(notAnEntry).isEqualTo(ZookeeperKeyspace.NOT_AN_ENTRY);
+        }
+        assertThat(ZookeeperKeyspace.isTaggedEntry("_c_x-b123651501f5-e--2147483648", "b123651501f5")).isTrue();
+        assertThat(ZookeeperKeyspace.isTaggedEntry("b123651501f5-e--000000005", "b123651501f5")).isTrue();
+        assertThat(ZookeeperLockStore.sortedEntries(java.util.List.of("_c_d-e--2147483648", "_c_c-e-2147483647",
+                "_c_b-e-2147483646", "_c_a-e-0000000003", "_c_e-e-2147483647"))).containsExactly("_c_a-e-0000000003",
+                        "_c_b-e-2147483646", "_c_c-e-2147483647", "_c_d-e--2147483648", "_c_e-e-2147483647");
+    }
+
+    @Test
     void anEntryNameTellsWhichRegistryCreatedIt() {
         String entryPath = this.keyspace.entryPath("order/42", "b123651501f5");
         assertThat(entryPath).isEqualTo("/distributed-lock/#order%2F42/b123651501f5-e-");
