@@ -95,6 +95,18 @@ final class InMemoryLockStore implements LockStore {
         return CompletableFuture.completedFuture(null);
     }
 
+    /** @return the key's size as a Java string (UTF-16): the key is kept as it is */
+    @Override
+    public long keySize(String key) {
+        return 2L * key.length();
+    }
+
+    /** @return no limit: a key is a map key, and any string the JVM holds is one */
+    @Override
+    public long maxKeySize() {
+        return Long.MAX_VALUE;
+    }
+
     @Override
     public String namespace() {
         return NAMESPACE;

@@ -20,7 +20,8 @@ public interface InspectableLockRegistry extends LockRegistry {
      * @param key the lock key
      * @param maxEntries at most this many queue entries are read, oldest first
      * @return the lock's holder and waiters; a free lock has no holder and no waiters
-     * @throws IllegalArgumentException if the key is null or empty, or maxEntries not positive
+     * @throws IllegalArgumentException if the key is null, empty or over the store's size limit, or
+     * maxEntries not positive
      * @throws IllegalStateException if the store did not answer within the request timeout
      */
     LockSnapshot describeLock(String key, int maxEntries);

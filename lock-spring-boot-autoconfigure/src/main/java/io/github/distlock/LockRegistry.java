@@ -15,18 +15,20 @@ public interface LockRegistry {
 
     /**
      * Returns an unfair lock for {@code key}.
-     * @param key any non-empty string
+     * @param key any non-empty string up to the store's size limit (see the README's guarantees)
      * @return the lock
-     * @throws IllegalArgumentException if {@code key} is null or empty
+     * @throws IllegalArgumentException if {@code key} is null, empty or over the store's size limit;
+     * nothing was sent to the store then
      */
     FencedLock obtain(String key);
 
     /**
      * Returns a lock for {@code key} that waits fairly (first come, first served) or not.
-     * @param key any non-empty string
+     * @param key any non-empty string up to the store's size limit (see the README's guarantees)
      * @param fair whether waiters are served in arrival order
      * @return the lock
-     * @throws IllegalArgumentException if {@code key} is null or empty
+     * @throws IllegalArgumentException if {@code key} is null, empty or over the store's size limit;
+     * nothing was sent to the store then
      */
     FencedLock obtain(String key, boolean fair);
 }

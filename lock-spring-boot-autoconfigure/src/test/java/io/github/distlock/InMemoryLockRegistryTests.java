@@ -66,6 +66,18 @@ class InMemoryLockRegistryTests extends AbstractLockRegistryContractTests {
     }
 
     @Test
+    void keysOfAnySizeAreValidSinceNothingIsSent() throws Exception {
+        // Beyond every store's limit: 16 MiB of characters that stores escape.
+        String key = "%".repeat(16 * 1024 * 1024);
+        FencedLock lock = this.registry.obtain(key, true);
+        assertThat(lock.tryLock()).isTrue();
+        assertThat(this.threads.submit(() -> this.registry.obtain(key).tryLock()).get(BOUND.toMillis(), MILLISECONDS))
+            .isFalse();
+        assertThat(this.registry.describeLock(key, 1).holder()).isNotNull();
+        lock.unlock();
+    }
+
+    @Test
     void keepsStateOnlyForKeysThatAreHeldOrWaitedFor() throws Exception {
         FencedLock lock = this.registry.obtain("held");
         assertThat(this.registry.size()).isZero();

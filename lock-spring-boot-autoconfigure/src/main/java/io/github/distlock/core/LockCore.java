@@ -20,6 +20,7 @@ import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.HoldLossListener;
+import io.github.distlock.store.LockKeys;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
@@ -84,7 +85,7 @@ public final class LockCore implements HoldLossListener {
      * @param key a non-empty key
      * @param fair whether the lock object waits in arrival order
      * @return the lock
-     * @throws IllegalArgumentException if the key is null or empty
+     * @throws IllegalArgumentException if the key is null, empty or over the store's size limit
      * @throws IllegalStateException if the store was closed
      */
     public FencedLock obtain(@Nullable String key, boolean fair) {
@@ -94,14 +95,24 @@ public final class LockCore implements HoldLossListener {
     }
 
     /**
-     * The one check of lock keys: any non-empty string is a key.
+     * The one check of lock keys: any non-empty string the store can carry is a key. It comes
+     * before any store call: a key the store cannot carry would fail its calls, or on a shared
+     * connection break other holds.
      * @param key a candidate key
      * @return the key
-     * @throws IllegalArgumentException if it is null or empty
+     * @throws IllegalArgumentException if it is null or empty, or takes more room in the store than
+     * the store's {@linkplain LockStore#maxKeySize() limit}
      */
-    public static String checkKey(@Nullable String key) {
+    private String checkKey(@Nullable String key) {
         if (key == null || key.isEmpty()) {
             throw new IllegalArgumentException("Lock key must not be " + ((key == null) ? "null" : "empty"));
+        }
+        long size = this.store.keySize(key);
+        long limit = this.store.maxKeySize();
+        if (size > limit) {
+            throw new IllegalArgumentException("Lock key '" + LockKeys.abbreviate(key) + "' is too long for "
+                    + this.store.describe() + ": it takes " + size + " bytes there (escaped, namespace included), over "
+                    + "the limit of " + limit + " bytes");
         }
         return key;
     }

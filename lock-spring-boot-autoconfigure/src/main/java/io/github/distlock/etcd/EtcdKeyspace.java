@@ -73,6 +73,12 @@ final class EtcdKeyspace {
         return this.locksPrefix;
     }
 
+    /** @return the length of {@link #root root(lockKey)} in bytes */
+    long rootSize(String lockKey) {
+        // The namespace, the marker, the escaped key and the closing '/'.
+        return this.locksPrefix.size() + ESCAPER.escapedSize(lockKey) + 1;
+    }
+
     ByteSequence root(String lockKey) {
         return bytes(this.namespace + LOCK_MARKER + escape(lockKey) + '/');
     }

@@ -38,6 +38,15 @@ import org.jspecify.annotations.Nullable;
  */
 final class EtcdLockStore implements LockStore {
 
+    /**
+     * The longest lock root (in bytes) this store writes: 200 KiB. An entry's write carries it seven
+     * times (the entry's key in the compare, the put and the read of the other branch, and the
+     * queue's range in both branches), and must stay within etcd's default request limit of 1.5 MiB
+     * ({@code --max-request-bytes}) with room for the entry's value; a queue read answers with up to
+     * sixteen entries, within gRPC's default 4 MiB for an answer.
+     */
+    private static final long MAX_ROOT_BYTES = 200 * 1024;
+
     private final Client client;
 
     private final EtcdKeyspace keyspace;
@@ -136,6 +145,17 @@ final class EtcdLockStore implements LockStore {
     @Override
     public String namespace() {
         return this.keyspace.namespace();
+    }
+
+    /** @return the bytes of the key's root, {@code <namespace>#<escaped key>/} */
+    @Override
+    public long keySize(String key) {
+        return this.keyspace.rootSize(key);
+    }
+
+    @Override
+    public long maxKeySize() {
+        return MAX_ROOT_BYTES;
     }
 
     @Override

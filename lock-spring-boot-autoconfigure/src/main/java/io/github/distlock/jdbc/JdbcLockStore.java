@@ -47,6 +47,15 @@ import org.slf4j.LoggerFactory;
  */
 final class JdbcLockStore implements LockStore {
 
+    /**
+     * The longest escaped key (in UTF-8 bytes) this store writes: 1 MiB, since every acquisition
+     * writes its key. The databases take more: {@code LOCK_KEY} holds 16 MiB on MySQL and MariaDB
+     * ({@code MEDIUMTEXT}), and the statement must fit MariaDB's default {@code max_allowed_packet}
+     * of 16 MiB with the driver escaping a quote or backslash to two bytes, so 8 MiB at most; but at
+     * 8 MiB a try-once's write did not finish within its second on PostgreSQL or MariaDB.
+     */
+    private static final long MAX_ESCAPED_KEY_BYTES = 1024 * 1024;
+
     private static final Logger logger = LoggerFactory.getLogger(JdbcLockStore.class);
 
     private final JdbcCalls calls;
@@ -440,6 +449,17 @@ final class JdbcLockStore implements LockStore {
     @Override
     public String namespace() {
         return this.calls.tablePrefix();
+    }
+
+    /** @return the bytes of the escaped key, as {@code LOCK_KEY} keeps it */
+    @Override
+    public long keySize(String key) {
+        return JdbcTables.escapedSize(key);
+    }
+
+    @Override
+    public long maxKeySize() {
+        return MAX_ESCAPED_KEY_BYTES;
     }
 
     @Override

@@ -270,6 +270,11 @@ final class JdbcTables {
         return ESCAPER.escape(key);
     }
 
+    /** @return the length of {@link #escape escape(key)} in UTF-8 bytes */
+    static long escapedSize(String key) {
+        return ESCAPER.escapedSize(key);
+    }
+
     /** @return the key a stored {@code LOCK_KEY} stands for */
     static String unescape(String escaped) {
         return ESCAPER.unescape(escaped);

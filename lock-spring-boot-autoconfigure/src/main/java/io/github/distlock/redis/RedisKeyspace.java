@@ -1,5 +1,7 @@
 package io.github.distlock.redis;
 
+import java.nio.charset.StandardCharsets;
+
 import io.github.distlock.store.KeyEscaper;
 import org.jspecify.annotations.Nullable;
 
@@ -31,12 +33,15 @@ final class RedisKeyspace {
 
     private final String namespace;
 
+    private final long namespaceSize;
+
     RedisKeyspace(String namespace) {
         String problem = namespaceProblem(namespace);
         if (problem != null) {
             throw new IllegalArgumentException("Redis namespace " + problem);
         }
         this.namespace = namespace;
+        this.namespaceSize = namespace.getBytes(StandardCharsets.UTF_8).length;
     }
 
     static @Nullable String namespaceProblem(@Nullable String namespace) {
@@ -58,6 +63,11 @@ final class RedisKeyspace {
 
     String namespace() {
         return this.namespace;
+    }
+
+    /** @return the length of the common start of the lock's names (see {@link #base}) in UTF-8 bytes */
+    long baseSize(String lockKey) {
+        return this.namespaceSize + ESCAPER.escapedSize(lockKey) + 2;
     }
 
     /** The common start of a lock's names: {@code <namespace>{<escaped key>}}. */

@@ -59,6 +59,14 @@ import org.slf4j.LoggerFactory;
  */
 final class RedisLockStore implements LockStore {
 
+    /**
+     * The longest common start of a lock's names (in UTF-8 bytes) this store writes: 1 MiB. Redis
+     * itself takes names up to 512 MB, but a script call carries a key's names four times, on the
+     * connection that every hold of the registry shares and whose renewals must not wait behind
+     * it, and Redis copies them to its replicas.
+     */
+    private static final long MAX_NAME_BYTES = 1024 * 1024;
+
     private static final Logger logger = LoggerFactory.getLogger(RedisLockStore.class);
 
     /** Pause before a removal Redis did not confirm is tried again; doubled up to the next bound. */
@@ -633,6 +641,17 @@ final class RedisLockStore implements LockStore {
     @Override
     public String namespace() {
         return this.keyspace.namespace();
+    }
+
+    /** @return the bytes of the common start of the key's names, {@code <namespace>{<escaped key>}} */
+    @Override
+    public long keySize(String key) {
+        return this.keyspace.baseSize(key);
+    }
+
+    @Override
+    public long maxKeySize() {
+        return MAX_NAME_BYTES;
     }
 
     @Override

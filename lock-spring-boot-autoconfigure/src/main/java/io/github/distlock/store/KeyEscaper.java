@@ -67,6 +67,35 @@ public final class KeyEscaper {
     }
 
     /**
+     * @param lockKey any string
+     * @return the length in UTF-8 bytes of {@link #escape escape(lockKey)}, counted without building it
+     */
+    public long escapedSize(String lockKey) {
+        long size = 0;
+        for (int i = 0; i < lockKey.length(); i++) {
+            char c = lockKey.charAt(i);
+            if (this.reserved.indexOf(c) >= 0) {
+                size += 3;
+            }
+            else if (this.alsoEscaped.test(c)) {
+                size += 6;
+            }
+            else if (Character.isHighSurrogate(c) && i + 1 < lockKey.length()
+                    && Character.isLowSurrogate(lockKey.charAt(i + 1))) {
+                size += 4;
+                i++;
+            }
+            else if (Character.isSurrogate(c)) {
+                size += 6;
+            }
+            else {
+                size += (c < 0x80) ? 1 : (c < 0x800) ? 2 : 3;
+            }
+        }
+        return size;
+    }
+
+    /**
      * Reads what {@link #escape} wrote; anything else (a name written by hand) is read literally,
      * never rejected.
      * @param escaped an escaped key

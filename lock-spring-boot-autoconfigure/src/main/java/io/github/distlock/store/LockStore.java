@@ -34,6 +34,9 @@ import org.jspecify.annotations.Nullable;
  * confirmed, or whose write had an unknown outcome (ghosts) are deleted in the background,
  * retried until the server confirms or their session ends; none delays a later waiter for longer
  * than its session lives.</li>
+ * <li><b>Key size.</b> {@link #maxKeySize()} is the largest key the store carries without a call
+ * failing or disturbing other holds (a shared connection dropped or stalled); the core rejects
+ * larger keys before anything is sent.</li>
  * <li><b>Bounded calls.</b> Every store call returns within the {@link Wait} it is given and the
  * {@linkplain #requestTimeoutNanos() request timeout}, whatever the client library's defaults.</li>
  * <li><b>One reader</b> of a key's holder and waiters, used by errors, tools, the endpoint and
@@ -93,6 +96,22 @@ public interface LockStore {
      * that says why
      */
     CompletableFuture<Void> connect();
+
+    /**
+     * How much room {@code key} takes in this store: what {@link #maxKeySize()} limits.
+     * @param key a non-empty lock key
+     * @return the size in bytes of the key's names in the store (escaped, namespace included; the
+     * store's javadoc says which name)
+     */
+    long keySize(String key);
+
+    /**
+     * The largest {@link #keySize} this store carries without a call failing or disturbing other
+     * holds. {@link io.github.distlock.core.LockCore} checks it when a lock is obtained, so no store
+     * call ever carries a larger key.
+     * @return the limit in bytes, or {@link Long#MAX_VALUE} if there is none
+     */
+    long maxKeySize();
 
     /** @return the namespace under which the store keeps its locks */
     String namespace();

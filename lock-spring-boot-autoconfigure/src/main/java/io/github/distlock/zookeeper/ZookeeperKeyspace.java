@@ -1,5 +1,7 @@
 package io.github.distlock.zookeeper;
 
+import java.nio.charset.StandardCharsets;
+
 import io.github.distlock.store.KeyEscaper;
 import org.jspecify.annotations.Nullable;
 
@@ -39,12 +41,16 @@ final class ZookeeperKeyspace {
 
     private final String namespace;
 
+    /** The UTF-8 bytes of a lock node's path besides the escaped key: the namespace and {@code /#}. */
+    private final long lockNodeOverhead;
+
     ZookeeperKeyspace(String namespace) {
         String problem = namespaceProblem(namespace);
         if (problem != null) {
             throw new IllegalArgumentException("ZooKeeper namespace " + problem);
         }
         this.namespace = namespace;
+        this.lockNodeOverhead = (namespace + "/" + LOCK_MARKER).getBytes(StandardCharsets.UTF_8).length;
     }
 
     /** What ZooKeeper's path validation refuses, besides '/'. */
@@ -85,6 +91,11 @@ final class ZookeeperKeyspace {
     /** @return the container node of the lock */
     String lockNode(String lockKey) {
         return this.namespace + "/" + LOCK_MARKER + ESCAPER.escape(lockKey);
+    }
+
+    /** @return the length of {@link #lockNode lockNode(lockKey)} in UTF-8 bytes, as requests carry it */
+    long lockNodeSize(String lockKey) {
+        return this.lockNodeOverhead + ESCAPER.escapedSize(lockKey);
     }
 
     /**

@@ -43,6 +43,8 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.common.ZKConfig;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -74,6 +76,17 @@ final class ZookeeperLockStore implements LockStore {
      * queueing a request for every key or entry.
      */
     private static final int QUEUE_READS_AT_ONCE = 1000;
+
+    /**
+     * The longest lock node path (in UTF-8 bytes) this store sends: half of {@code jute.maxbuffer}
+     * (which servers and clients must set alike; 1 MiB - 1 by default). A server drops the connection
+     * of a request over {@code jute.maxbuffer}, the connection every hold of the client shares, and
+     * Curator resends the request on every reconnection. Besides the path, a create carries the entry's
+     * name and value, and a reconnecting client resends the paths it watches in batches of up to 128 K
+     * characters plus one path.
+     */
+    private static final long MAX_LOCK_NODE_BYTES = Integer.getInteger(ZKConfig.JUTE_MAXBUFFER,
+            ZKClientConfig.CLIENT_MAX_PACKET_LENGTH_DEFAULT) / 2;
 
     private final CuratorFramework client;
 
@@ -785,6 +798,17 @@ final class ZookeeperLockStore implements LockStore {
     @Override
     public String namespace() {
         return this.keyspace.namespace();
+    }
+
+    /** @return the bytes of the key's lock node path */
+    @Override
+    public long keySize(String key) {
+        return this.keyspace.lockNodeSize(key);
+    }
+
+    @Override
+    public long maxKeySize() {
+        return MAX_LOCK_NODE_BYTES;
     }
 
     @Override

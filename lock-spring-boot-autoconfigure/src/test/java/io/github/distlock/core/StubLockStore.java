@@ -39,6 +39,16 @@ abstract class StubLockStore implements LockStore {
     }
 
     @Override
+    public long keySize(String key) {
+        return key.length();
+    }
+
+    @Override
+    public long maxKeySize() {
+        return Long.MAX_VALUE;
+    }
+
+    @Override
     public String namespace() {
         return this.name;
     }
