@@ -17,6 +17,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.options.LeaseOption;
+import io.github.distlock.store.LockKeys;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -141,7 +142,8 @@ final class EntryCleanup {
             if (gone.complete(null)) {
                 entry.confirmedGone();
                 if (attempt > 1) {
-                    logger.info("Deleted lock entry {} after {} attempts", entry.describeKey(), attempt);
+                    logger.info("Deleted lock entry {} after {} attempts", LockKeys.abbreviate(entry.describeKey()),
+                            attempt);
                 }
             }
         });
@@ -163,7 +165,8 @@ final class EntryCleanup {
                             this.failures.record();
                             if (attempt == 1 || attempt % 10 == 0) {
                                 logger.warn("Could not delete lock entry {} (attempt {}: {}); retrying in the "
-                                        + "background", entry.describeKey(), attempt, EtcdCalls.describe(failure));
+                                        + "background", LockKeys.abbreviate(entry.describeKey()), attempt,
+                                        EtcdCalls.describe(failure));
                             }
                         }
                         attempt(entry, attempt + 1, Math.min(nextDelayMillis * 2, MAX_RETRY_MILLIS), gone, since);
@@ -255,7 +258,7 @@ final class EntryCleanup {
             return;
         }
         logger.warn("Deleting orphaned lock entry {}: its write was applied after its acquisition gave up",
-                EtcdKeyspace.text(kv.getKey()));
+                LockKeys.abbreviate(EtcdKeyspace.text(kv.getKey())));
         QueueEntry.deleteIfCreatedAt(this.client.getKVClient(), kv.getKey(), kv.getCreateRevision());
     }
 

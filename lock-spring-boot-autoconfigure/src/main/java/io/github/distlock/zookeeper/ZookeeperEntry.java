@@ -10,6 +10,7 @@ import io.github.distlock.core.Wait;
 import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.EntryValue;
+import io.github.distlock.store.LockKeys;
 import io.github.distlock.store.QueuedBehindSignal;
 import io.github.distlock.store.StoreUnavailableException;
 import org.apache.curator.framework.api.CuratorEvent;
@@ -294,7 +295,7 @@ final class ZookeeperEntry extends AbstractStoreEntry {
                 .inBackground().forPath(watched);
         }
         catch (Exception ex) {
-            logger.debug("Could not remove the watch on {}: {}", watched, ex.toString());
+            logger.debug("Could not remove the watch on {}: {}", LockKeys.abbreviate(watched), ex.toString());
         }
     }
 

@@ -28,6 +28,7 @@ import io.github.distlock.core.Wait;
 import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.HoldLossListener;
+import io.github.distlock.store.LockKeys;
 import io.github.distlock.store.LockListing;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreCalls;
@@ -466,7 +467,7 @@ final class ZookeeperLockStore implements LockStore {
     int sweepOrphans(String key, String lockNode, List<String> entries) {
         return this.sweeper.sweep(key, lockNode, entries, path -> {
             logger.warn("Deleting lock entry {} of this registry on {}: no acquisition answers for it (a connection "
-                    + "loss took the answer to its create)", path, this.where);
+                    + "loss took the answer to its create)", LockKeys.abbreviate(path), this.where);
             deleteGuaranteed(key, path);
         });
     }
@@ -511,7 +512,8 @@ final class ZookeeperLockStore implements LockStore {
                     this.requestTimeoutNanos), "Removing the lock entry");
         }
         catch (StoreUnavailableException | InterruptedException ex) {
-            logger.debug("Removal of lock entry {} not confirmed yet; Curator retries it in the background", path);
+            logger.debug("Removal of lock entry {} not confirmed yet; Curator retries it in the background",
+                    LockKeys.abbreviate(path));
         }
     }
 
@@ -531,8 +533,8 @@ final class ZookeeperLockStore implements LockStore {
             return readLock(key, maxEntries, Wait.timeout(this.requestTimeoutNanos, false));
         }
         catch (StoreUnavailableException ex) {
-            throw new IllegalStateException("Could not read lock '" + key + "' from " + this.where + ": "
-                    + ex.getMessage(), ex);
+            throw new IllegalStateException("Could not read lock '" + LockKeys.abbreviate(key) + "' from " + this.where
+                    + ": " + ex.getMessage(), ex);
         }
         catch (InterruptedException ex) {
             throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
@@ -541,9 +543,12 @@ final class ZookeeperLockStore implements LockStore {
 
     private LockSnapshot readLock(String key, int maxEntries, Wait wait)
             throws StoreUnavailableException, InterruptedException {
-        CuratorEvent children = await(readQueue(key), wait, "Reading lock '" + key + "'",
-                KeeperException.Code.NONODE);
+        CuratorEvent children = await(readQueue(key), wait, reading(key), KeeperException.Code.NONODE);
         return readEntries(key, sortedEntries(children.getChildren()), maxEntries, wait);
+    }
+
+    private static String reading(String key) {
+        return "Reading lock '" + LockKeys.abbreviate(key) + "'";
     }
 
     private CompletableFuture<CuratorEvent> readQueue(String key) {
@@ -593,7 +598,7 @@ final class ZookeeperLockStore implements LockStore {
         }
         List<LockSnapshot.Entry> read = new ArrayList<>(children.size());
         for (CompletableFuture<CuratorEvent> pending : reads) {
-            CuratorEvent data = await(pending, wait, "Reading lock '" + key + "'", KeeperException.Code.NONODE);
+            CuratorEvent data = await(pending, wait, reading(key), KeeperException.Code.NONODE);
             Stat stat = data.getStat();
             if (stat == null || data.getData() == null) {
                 continue;
