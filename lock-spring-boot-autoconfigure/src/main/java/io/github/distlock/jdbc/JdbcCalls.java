@@ -11,7 +11,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
@@ -42,8 +41,6 @@ final class JdbcCalls {
 
     private static final int NOT_SET = -1;
 
-    private static final int NOT_LOOKED_UP = -2;
-
     /** Deadlocks and serialization failures of one write are retried this often within its bound. */
     static final int WRITE_ATTEMPTS = 5;
 
@@ -59,15 +56,6 @@ final class JdbcCalls {
     private final ThreadPoolExecutor calls;
 
     private volatile @Nullable JdbcTables tables;
-
-    /**
-     * PostgreSQL only, learnt from the first connection: the pool's isolation level if it is above
-     * READ COMMITTED, which each call then sets for itself; {@link #NOT_SET} if the level is fine,
-     * {@link #NOT_LOOKED_UP} before. Above it, a transaction's snapshot is taken at its first
-     * statement, before the key row's lock is granted, so the head read after the insert could miss
-     * an entry committed while the write waited for that lock: two holders.
-     */
-    private final AtomicInteger isolationToRestore = new AtomicInteger(NOT_LOOKED_UP);
 
     private volatile boolean closed;
 
@@ -142,10 +130,8 @@ final class JdbcCalls {
                 connection.rollback();
             }
             int networkTimeout = boundNetworkReads(connection, current);
-            int isolation = NOT_SET;
             T answer;
             try {
-                isolation = readCommitted(connection, current);
                 answer = work.run(connection, current);
                 if (!connection.getAutoCommit()) {
                     connection.commit();
@@ -159,11 +145,6 @@ final class JdbcCalls {
                 // Each restore on its own: on a connection the driver closed (a network timeout), a failing
                 // restore must neither hide the call's own failure nor skip the other restore.
                 restoreAutoCommit(connection, autoCommit);
-                // The isolation level first: on PostgreSQL it is a round trip, which the network timeout
-                // still bounds (the pool's own is often none).
-                if (isolation != NOT_SET) {
-                    restoreIsolation(connection, isolation);
-                }
                 if (networkTimeout != NOT_SET) {
                     restoreNetworkTimeout(connection, networkTimeout);
                 }
@@ -197,49 +178,6 @@ final class JdbcCalls {
         }
         catch (SQLException ex) {
             logger.debug("Could not restore the connection's auto-commit: {}", ex.getMessage());
-        }
-    }
-
-    /**
-     * Sets READ COMMITTED on a PostgreSQL connection whose pool runs above it (looked up once: a
-     * lookup is a round trip of its own).
-     * @return the level to put back before the connection returns to the pool, or {@link #NOT_SET}
-     */
-    private int readCommitted(Connection connection, JdbcTables tables) throws SQLException {
-        if (tables.dialect() != JdbcDialect.POSTGRESQL) {
-            return NOT_SET;
-        }
-        int restore = this.isolationToRestore.get();
-        if (restore == NOT_LOOKED_UP) {
-            int level = connection.getTransactionIsolation();
-            restore = (level > Connection.TRANSACTION_READ_COMMITTED) ? level : NOT_SET;
-            // Two first calls may both look it up: the one that records it warns.
-            if (this.isolationToRestore.compareAndSet(NOT_LOOKED_UP, restore) && restore != NOT_SET) {
-                logger.warn("Connections to {} run at {}; the lock registry needs READ COMMITTED and sets it for "
-                        + "each of its calls, two more round trips each: configure the pool with READ COMMITTED, or "
-                        + "give the lock registry a pool of its own", this.where, isolationName(level));
-            }
-        }
-        if (restore != NOT_SET) {
-            connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-        }
-        return restore;
-    }
-
-    private static String isolationName(int level) {
-        return switch (level) {
-            case Connection.TRANSACTION_REPEATABLE_READ -> "REPEATABLE READ";
-            case Connection.TRANSACTION_SERIALIZABLE -> "SERIALIZABLE";
-            default -> "isolation level " + level;
-        };
-    }
-
-    private static void restoreIsolation(Connection connection, int isolation) {
-        try {
-            connection.setTransactionIsolation(isolation);
-        }
-        catch (SQLException ex) {
-            logger.debug("Could not restore the connection's isolation level: {}", ex.getMessage());
         }
     }
 
@@ -353,14 +291,51 @@ final class JdbcCalls {
         }
     }
 
-    /** Runs a lock-then-delete pair of statements. @return the count the second one answered */
+    /**
+     * Runs statements sent at once that open a transaction of their own (the PostgreSQL statements
+     * of {@link JdbcTables}, at READ COMMITTED). One that fails leaves those after it unrun and the
+     * transaction open and aborted: it is rolled back here, before the connection serves anything else.
+     */
+    static void executeAtOnce(PreparedStatement statements) throws SQLException {
+        try {
+            statements.execute();
+        }
+        catch (SQLException ex) {
+            try (Statement rollback = statements.getConnection().createStatement()) {
+                rollback.execute("ROLLBACK");
+            }
+            catch (SQLException rollbackFailure) {
+                // A connection that failed is closed, and the pool drops it.
+                logger.debug("Rollback failed: {}", rollbackFailure.getMessage());
+            }
+            throw ex;
+        }
+    }
+
+    /**
+     * @return the next result set of statements sent at once, after the current result, skipping
+     * update counts; {@code null} if none is left
+     */
+    static @Nullable ResultSet nextResultSet(Statement statements) throws SQLException {
+        while (!statements.getMoreResults()) {
+            if (statements.getUpdateCount() == -1) {
+                return null;
+            }
+        }
+        return statements.getResultSet();
+    }
+
+    /** Runs a lock-then-delete pair of statements in their transaction. @return the count the second one answered */
     static int countOfSecondStatement(PreparedStatement statements, String what) throws SQLException {
-        statements.execute();
-        if (!statements.getMoreResults()) {
+        executeAtOnce(statements);
+        // The first result is the transaction's start; the lock's rows come next, then the count.
+        ResultSet lock = nextResultSet(statements);
+        ResultSet count = (lock != null) ? nextResultSet(statements) : null;
+        if (count == null) {
             throw new SQLException("The " + what + " answered no count");
         }
-        try (ResultSet row = statements.getResultSet()) {
-            return row.next() ? row.getInt(1) : 0;
+        try (count) {
+            return count.next() ? count.getInt(1) : 0;
         }
     }
 

@@ -204,7 +204,7 @@ final class JdbcLockStore implements LockStore {
                 else {
                     write.setString(7, entry.lockId);
                 }
-                write.execute();
+                JdbcCalls.executeAtOnce(write);
                 long fence = nextRow(write, "the fence of the new lock entry").getLong(1);
                 ResultSet headRow = nextRow(write, "the head of the queue");
                 return new Enqueued(fence, new Head(headRow.getLong(1), headRow.getString(2), headRow.getString(3),
@@ -220,10 +220,7 @@ final class JdbcLockStore implements LockStore {
 
     /** @return the first row of the next result set of a multi-statement call */
     private static ResultSet nextRow(PreparedStatement statement, String what) throws SQLException {
-        while (!statement.getMoreResults() && statement.getUpdateCount() != -1) {
-            // An update count: skip it.
-        }
-        ResultSet rows = statement.getResultSet();
+        ResultSet rows = JdbcCalls.nextResultSet(statement);
         if (rows == null || !rows.next()) {
             throw new SQLException("The database answered no row for " + what);
         }

@@ -112,11 +112,12 @@ final class JdbcTables {
     final String deleteEntry;
 
     /**
-     * PostgreSQL only (lock id, fence, session id, channel, fence): two statements sent at once, so
-     * one implicit transaction: the first takes the key row's lock, so that an entry being written
-     * commits before the second reads; the second releases the entry and notifies the channel with
-     * the fence of the next entry of the key, if any, and answers the rows deleted. Without the lock,
-     * a release could miss an entry committed while it ran, and that waiter would sleep until it polls.
+     * PostgreSQL only (lock id, fence, session id, channel, fence): two statements sent at once, in
+     * one transaction ({@link #atReadCommitted}): the first takes the key row's lock, so that an
+     * entry being written commits before the second reads; the second releases the entry and
+     * notifies the channel with the fence of the next entry of the key, if any, and answers the rows
+     * deleted. Without the lock, a release could miss an entry committed while it ran, and that
+     * waiter would sleep until it polls.
      * <p>
      * The first also sets {@code synchronous_commit} off for this transaction alone: the release
      * commits (and is seen, and notifies) without waiting for its WAL to reach the disk, which is
@@ -133,10 +134,11 @@ final class JdbcTables {
 
     /**
      * PostgreSQL only (lock id, escaped key, lock id, session id, entry number, value, lock id): the
-     * whole write of an entry as three statements sent at once, so one implicit transaction and one
-     * round trip: lock the key row, insert the entry (answering its fence), read the head of the
-     * queue up to it ({@code lastval()} is the fence just drawn). Each statement reads with a
-     * snapshot of its own, so the read sees every entry committed before the key row's lock was granted.
+     * whole write of an entry as three statements sent at once, in one transaction
+     * ({@link #atReadCommitted}) and one round trip: lock the key row, insert the entry (answering
+     * its fence), read the head of the queue up to it ({@code lastval()} is the fence just drawn).
+     * Each statement reads with a snapshot of its own, so the read sees every entry committed before
+     * the key row's lock was granted.
      */
     final @Nullable String enqueueAtOnce;
 
@@ -204,31 +206,47 @@ final class JdbcTables {
         this.deleteEntry = "DELETE FROM " + this.entries + " WHERE FENCE = ? AND SESSION_ID = ?";
         String lockKeyRowFirst = "SELECT LOCK_ID FROM " + this.keys + " WHERE LOCK_ID = ? FOR UPDATE; ";
         this.deleteEntryAndNotify = dialect.hasNotifications()
-                ? "SELECT set_config('synchronous_commit', 'off', true) FROM " + this.keys
+                ? atReadCommitted("SELECT set_config('synchronous_commit', 'off', true) FROM " + this.keys
                         + " WHERE LOCK_ID = ? FOR UPDATE; "
                         + "WITH released AS (DELETE FROM " + this.entries + " WHERE FENCE = ? AND SESSION_ID = ? "
                         + "RETURNING LOCK_ID) SELECT (SELECT COUNT(*) FROM released), (SELECT pg_notify(?, "
                         + "MIN(e.FENCE)::TEXT) FROM " + this.entries + " e WHERE e.LOCK_ID IN "
-                        + "(SELECT LOCK_ID FROM released) AND e.FENCE > ? HAVING MIN(e.FENCE) IS NOT NULL)"
+                        + "(SELECT LOCK_ID FROM released) AND e.FENCE > ? HAVING MIN(e.FENCE) IS NOT NULL)")
                 : null;
         String writeEntry = this.lockKeyRow + "; " + this.insertEntry + " RETURNING FENCE; ";
         String headUpToNewEntry = this.head.replace("e.FENCE <= ?", "e.FENCE <= lastval()");
-        this.enqueueAtOnce = (dialect == JdbcDialect.POSTGRESQL) ? writeEntry + headUpToNewEntry : null;
+        this.enqueueAtOnce = (dialect == JdbcDialect.POSTGRESQL) ? atReadCommitted(writeEntry + headUpToNewEntry)
+                : null;
         this.enqueueAtOnceTellingOlder = (dialect == JdbcDialect.POSTGRESQL)
-                ? writeEntry + "SELECT h.*, CASE WHEN h.FENCE <> lastval() THEN pg_notify(?, 'q' || lastval() || ':' "
-                        + "|| ?) END FROM (" + headUpToNewEntry + ") h"
+                ? atReadCommitted(writeEntry + "SELECT h.*, CASE WHEN h.FENCE <> lastval() THEN pg_notify(?, 'q' || "
+                        + "lastval() || ':' || ?) END FROM (" + headUpToNewEntry + ") h")
                 : null;
         this.deleteEntryByNumber = "DELETE FROM " + this.entries + " WHERE SESSION_ID = ? AND ENTRY_NUMBER = ?";
         this.deleteEntryByNumberAndNotify = dialect.hasNotifications()
-                ? lockKeyRowFirst
+                ? atReadCommitted(lockKeyRowFirst
                         + "WITH removed AS (DELETE FROM " + this.entries + " WHERE SESSION_ID = ? AND ENTRY_NUMBER = ? "
                         + "RETURNING LOCK_ID, FENCE) SELECT (SELECT COUNT(*) FROM removed), (SELECT pg_notify(?, "
                         + "MIN(e.FENCE)::TEXT) FROM " + this.entries + " e JOIN removed r ON e.LOCK_ID = r.LOCK_ID "
                         + "WHERE e.FENCE > r.FENCE AND NOT EXISTS (SELECT 1 FROM " + this.entries + " o WHERE "
-                        + "o.LOCK_ID = r.LOCK_ID AND o.FENCE < r.FENCE) HAVING MIN(e.FENCE) IS NOT NULL)"
+                        + "o.LOCK_ID = r.LOCK_ID AND o.FENCE < r.FENCE) HAVING MIN(e.FENCE) IS NOT NULL)")
                 : null;
         // The dot stays (the channel is always quoted): locks.X_ and LOCKS_X_ are two namespaces.
         this.channel = prefix.toLowerCase(Locale.ROOT) + "released";
+    }
+
+    /**
+     * PostgreSQL: {@code statements}, sent at once, as one transaction at READ COMMITTED whatever
+     * the connection's default (the pool's, the role's or the database's, which may differ from one
+     * connection to the next). Above it, a transaction reads with the snapshot of its first
+     * statement, taken before the key row's lock was granted: a write would miss an entry committed
+     * while it waited for that lock and hold beside it, a release would miss the entry it must wake.
+     * The level is set in the round trip that sends the statements; {@code SET TRANSACTION} would do
+     * the same but logs a warning on the server for every call, since statements sent at once run in
+     * one transaction but not in a transaction block. A call that fails leaves its transaction open:
+     * see {@link JdbcCalls#executeAtOnce}.
+     */
+    private static String atReadCommitted(String statements) {
+        return "START TRANSACTION ISOLATION LEVEL READ COMMITTED; " + statements + "; COMMIT";
     }
 
     /**

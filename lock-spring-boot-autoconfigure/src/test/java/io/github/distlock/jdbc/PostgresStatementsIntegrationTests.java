@@ -105,26 +105,68 @@ class PostgresStatementsIntegrationTests {
     /**
      * Above READ COMMITTED a transaction's snapshot is taken at its first statement, before the key
      * row's lock is granted, so the head read after the insert would miss an entry committed while
-     * the write waited for that lock, and two entries would hold. The registry runs its calls at
-     * READ COMMITTED whatever the pool's level.
+     * the write waited for that lock, and two entries would hold. The registry's writes run at READ
+     * COMMITTED whatever the pool's level.
      */
     @Test
     void aWriteOnAPoolAtRepeatableReadSeesAnEntryCommittedWhileItWaitedForTheKeyRow() throws Exception {
-        HikariDataSource pool = database.poolAt("TRANSACTION_REPEATABLE_READ", "repeatable-read");
         HikariDataSource plain = database.pool("repeatable-read-raw", 6);
         JdbcSchema.initialize(plain, "REPEATABLE_");
-        JdbcTables tables = new JdbcTables("REPEATABLE_", JdbcDialect.POSTGRESQL);
+        assertAWriteSeesAnEntryCommittedWhileItWaitedForTheKeyRow(plain, "REPEATABLE_",
+                database.poolAt("TRANSACTION_REPEATABLE_READ", "repeatable-read"), () -> {
+                });
+    }
+
+    /**
+     * As above, where only connections handed out later run at REPEATABLE READ (here those of a
+     * role whose default it is; a pool that does not reset a level the application set does the
+     * same): the level is no property of the pool, which its first connection would tell, but of
+     * each transaction.
+     */
+    @Test
+    void aWriteOnALaterConnectionOfARoleAtRepeatableReadSeesAnEntryCommittedWhileItWaitedForTheKeyRow()
+            throws Exception {
+        HikariDataSource plain = database.pool("role-raw", 6);
+        JdbcSchema.initialize(plain, "ROLE_DEFAULT_");
+        database.execute("CREATE ROLE repeatable LOGIN PASSWORD 'repeatable'");
+        database.execute("ALTER ROLE repeatable SET default_transaction_isolation = 'repeatable read'");
+        database.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO repeatable");
+        database.execute("GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO repeatable");
+        HikariDataSource role = database.poolAs("repeatable", "repeatable", "role-repeatable");
+        try (Connection connection = role.getConnection(); Statement statement = connection.createStatement();
+                ResultSet level = statement.executeQuery("SHOW transaction_isolation")) {
+            level.next();
+            assertThat(level.getString(1)).isEqualTo("repeatable read");
+        }
+        AtomicBoolean later = new AtomicBoolean();
+        assertAWriteSeesAnEntryCommittedWhileItWaitedForTheKeyRow(plain, "ROLE_DEFAULT_",
+                JdbcProxies.switching(database.pool("role-first", 4), role, later::get), () -> later.set(true));
+    }
+
+    /**
+     * A waiter's write waits for the key row, which the test holds while it commits another
+     * process's entry of the key: the waiter must not hold.
+     * @param plain a pool at the default level, for the holder and the test's own statements
+     * @param prefix the prefix of tables created with {@code plain}
+     * @param waiterPool the waiter's pool
+     * @param connected runs once the waiter's registry has connected
+     */
+    private static void assertAWriteSeesAnEntryCommittedWhileItWaitedForTheKeyRow(HikariDataSource plain,
+            String prefix, DataSource waiterPool, Runnable connected) throws Exception {
+        JdbcTables tables = new JdbcTables(prefix, JdbcDialect.POSTGRESQL);
         String lockId = JdbcTables.lockId("orders");
         ExecutorService background = Executors.newSingleThreadExecutor();
         // A long TTL: the holder's renewal, which would delete the entry written by hand below, comes after the test.
-        try (JdbcLockRegistry holder = JdbcLockRegistry.builder(plain).tablePrefix("REPEATABLE_")
+        try (JdbcLockRegistry holder = JdbcLockRegistry.builder(plain).tablePrefix(prefix)
             .ownerIdentity("holder").leaseTtl(Duration.ofSeconds(60)).build();
-                JdbcLockRegistry waiter = JdbcLockRegistry.builder(pool).tablePrefix("REPEATABLE_")
+                JdbcLockRegistry waiter = JdbcLockRegistry.builder(waiterPool).tablePrefix(prefix)
                     .ownerIdentity("waiter").build();
                 Connection raw = plain.getConnection()) {
             FencedLock first = holder.obtain("orders", true);
             first.lock();
             first.unlock();
+            waiter.connect().get(30, TimeUnit.SECONDS);
+            connected.run();
             String holderSession;
             try (Statement statement = raw.createStatement();
                     ResultSet row = statement.executeQuery("SELECT SESSION_ID FROM " + tables.sessions)) {
@@ -163,8 +205,6 @@ class PostgresStatementsIntegrationTests {
         }
         finally {
             background.shutdownNow();
-            pool.close();
-            plain.close();
         }
     }
 

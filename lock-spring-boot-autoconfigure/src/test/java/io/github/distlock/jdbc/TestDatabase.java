@@ -88,6 +88,18 @@ public final class TestDatabase implements AutoCloseable {
         return pool(name, 4, jdbcUrl(), config -> config.setTransactionIsolation(transactionIsolation));
     }
 
+    /**
+     * @param username a user of the database other than the tests' own
+     * @param password its password
+     * @return a new pool of 4 connections that log in as that user, closed with the database
+     */
+    public HikariDataSource poolAs(String username, String password, String name) {
+        return pool(name, 4, jdbcUrl(), config -> {
+            config.setUsername(username);
+            config.setPassword(password);
+        });
+    }
+
     /** @return a new pool of 4 connections whose auto-commit is off, as JPA applications often set it */
     public HikariDataSource poolWithoutAutoCommit(String name) {
         return pool(name, 4, jdbcUrl(), config -> config.setAutoCommit(false));
