@@ -41,7 +41,7 @@ final class JdbcCalls {
 
     private static final int NOT_SET = -1;
 
-    /** Deadlocks and serialization failures of one write are retried this often within its bound. */
+    /** A write is tried this often, within its bound, on deadlocks, serialization failures and fence collisions. */
     static final int WRITE_ATTEMPTS = 5;
 
     private final DataSource dataSource;
@@ -259,19 +259,14 @@ final class JdbcCalls {
         }
     }
 
-    /** The insert of an entry, answering its fence as the generated key. */
-    static PreparedStatement prepareInsert(Connection connection, JdbcTables tables) throws SQLException {
-        // PostgreSQL's driver quotes the column names it is given, and the column is folded to lower case there.
-        return (tables.dialect() == JdbcDialect.POSTGRESQL)
-                ? connection.prepareStatement(tables.insertEntry, new String[] { "fence" })
-                : connection.prepareStatement(tables.insertEntry, Statement.RETURN_GENERATED_KEYS);
-    }
-
     private int queryTimeoutSeconds() {
         return (int) Math.max(1, TimeUnit.NANOSECONDS.toSeconds(this.requestTimeoutNanos + 999_999_999));
     }
 
-    /** Runs {@code work} in a transaction of its own, retried on deadlocks and serialization failures. */
+    /**
+     * Runs {@code work} in a transaction of its own, retried on deadlocks, serialization failures and
+     * fence collisions.
+     */
     static <T> T inTransaction(Connection connection, SqlWork<T> work, JdbcTables tables) throws SQLException {
         if (connection.getAutoCommit()) {
             connection.setAutoCommit(false);
@@ -284,7 +279,7 @@ final class JdbcCalls {
             }
             catch (SQLException ex) {
                 rollbackQuietly(connection);
-                if (attempt >= WRITE_ATTEMPTS || !isTransient(ex, tables.dialect())) {
+                if (attempt >= WRITE_ATTEMPTS || !(isTransient(ex, tables.dialect()) || isFenceCollision(ex))) {
                     throw ex;
                 }
             }
@@ -343,6 +338,16 @@ final class JdbcCalls {
     static boolean isTransient(SQLException ex, JdbcDialect dialect) {
         String state = ex.getSQLState();
         return state != null && (state.startsWith("40") || (dialect == JdbcDialect.H2 && state.equals("23505")));
+    }
+
+    /**
+     * A unique violation, which on the write of an entry is its fence meeting another key's entry's:
+     * both written in the same microsecond, or raised to the same value above their keys' entries.
+     */
+    static boolean isFenceCollision(SQLException ex) {
+        String state = ex.getSQLState();
+        // 23505 PostgreSQL and H2; MySQL and MariaDB report 23000 with error 1062.
+        return state != null && (state.equals("23505") || (state.equals("23000") && ex.getErrorCode() == 1062));
     }
 
     static boolean isForeignKeyViolation(SQLException ex) {

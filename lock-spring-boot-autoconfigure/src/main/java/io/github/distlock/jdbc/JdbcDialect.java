@@ -7,12 +7,14 @@ import java.util.Locale;
 
 /**
  * What differs between the databases the JDBC store supports: the database clock as epoch
- * milliseconds, the upsert that takes a key's row lock, the schema script, and whether waiters can
- * be woken by {@code LISTEN/NOTIFY}. Everything else is plain SQL that all of them run.
+ * milliseconds and microseconds, the upsert that takes a key's row lock, the schema script, and
+ * whether waiters can be woken by {@code LISTEN/NOTIFY}. Everything else is plain SQL that all of
+ * them run.
  */
 enum JdbcDialect {
 
-    POSTGRESQL("postgresql", "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT", true) {
+    POSTGRESQL("postgresql", "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT",
+            "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT", true) {
         @Override
         String lockKeyRow(String keys) {
             // An existing row is locked even though WHERE FALSE updates nothing: no new row version to
@@ -23,8 +25,9 @@ enum JdbcDialect {
         }
     },
 
-    /** MySQL 8.0+ and MariaDB 10.3+ (earlier versions could reset AUTO_INCREMENT on restart). */
-    MYSQL("mysql", "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", false) {
+    /** MySQL 8.0+ and MariaDB 10.3+. */
+    MYSQL("mysql", "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)",
+            "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))", false) {
         @Override
         String lockKeyRow(String keys) {
             // On a duplicate, InnoDB takes the row's exclusive lock before the (no-op) update.
@@ -34,7 +37,9 @@ enum JdbcDialect {
         }
     },
 
-    H2("h2", "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)", false) {
+    /** H2 2.x, whose clock is the transaction's start. */
+    H2("h2", "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)",
+            "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000 AS BIGINT)", false) {
         @Override
         String lockKeyRow(String keys) {
             return "MERGE INTO " + keys + " (LOCK_ID, LOCK_KEY) KEY (LOCK_ID) VALUES (?, ?)";
@@ -45,11 +50,14 @@ enum JdbcDialect {
 
     private final String nowMillis;
 
+    private final String nowMicros;
+
     private final boolean notifications;
 
-    JdbcDialect(String scriptName, String nowMillis, boolean notifications) {
+    JdbcDialect(String scriptName, String nowMillis, String nowMicros, boolean notifications) {
         this.scriptName = scriptName;
         this.nowMillis = nowMillis;
+        this.nowMicros = nowMicros;
         this.notifications = notifications;
     }
 
@@ -64,6 +72,14 @@ enum JdbcDialect {
     /** @return an SQL expression: the database's clock, epoch milliseconds */
     String nowMillis() {
         return this.nowMillis;
+    }
+
+    /**
+     * @return an SQL expression: the database's clock, epoch microseconds, the floor of every fence
+     * (they stay below {@code Long.MAX_VALUE >>> 10}, the most a store fence may be, until the year 2255)
+     */
+    String nowMicros() {
+        return this.nowMicros;
     }
 
     /** @return whether waiters are woken by {@code LISTEN/NOTIFY} */
@@ -112,7 +128,6 @@ enum JdbcDialect {
             return MYSQL;
         }
         if (name.contains("mysql")) {
-            // Before 8.0 MySQL could restart AUTO_INCREMENT (the fence) below values it had issued.
             requireVersion(product, major, minor, 8, 0);
             return MYSQL;
         }

@@ -124,34 +124,9 @@ final class JdbcLockStore implements LockStore {
      */
     Head enqueue(JdbcEntry entry, Wait attempt)
             throws StoreUnavailableException, EntryLostException, InterruptedException {
-        CompletableFuture<Enqueued> write = this.calls.submit((connection, tables) -> (tables.enqueueAtOnce != null)
-                ? enqueueAtOnce(connection, tables, entry) : JdbcCalls.inTransaction(connection, (c, t) -> {
-            try (PreparedStatement lockRow = this.calls.prepare(c, t.lockKeyRow)) {
-                lockRow.setString(1, entry.lockId);
-                lockRow.setString(2, JdbcTables.escape(entry.lockKey()));
-                lockRow.executeUpdate();
-            }
-            long fence;
-            try (PreparedStatement insert = JdbcCalls.prepareInsert(c, t)) {
-                this.calls.bound(insert);
-                insert.setString(1, entry.lockId);
-                insert.setString(2, entry.session.id);
-                insert.setLong(3, entry.number);
-                insert.setString(4, entry.value);
-                insert.executeUpdate();
-                try (ResultSet keys = insert.getGeneratedKeys()) {
-                    if (!keys.next()) {
-                        throw new SQLException("The database returned no fence for the new lock entry");
-                    }
-                    fence = keys.getLong(1);
-                }
-            }
-            Head head = readHead(c, t, entry.lockId, fence);
-            if (head == null) {
-                throw new SQLException("The new lock entry was not found in its own transaction");
-            }
-            return new Enqueued(fence, head);
-        }, tables));
+        CompletableFuture<Enqueued> write = this.calls.submit((connection, tables) -> tables.writesAtOnce()
+                ? enqueueAtOnce(connection, tables, entry)
+                : JdbcCalls.inTransaction(connection, (c, t) -> writeEntry(c, t, entry), tables));
         Enqueued answer;
         try {
             answer = StoreCalls.await(write.copy(), attempt.atMost(this.calls.requestTimeoutNanos()),
@@ -181,28 +156,34 @@ final class JdbcLockStore implements LockStore {
     record Enqueued(long fence, Head head) {
     }
 
-    /** The write of an entry in one round trip, retried on deadlocks as {@link JdbcCalls#inTransaction} does. */
+    /**
+     * The write of an entry in one round trip, retried on deadlocks and fence collisions as
+     * {@link JdbcCalls#inTransaction} does.
+     */
     Enqueued enqueueAtOnce(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
-        String sql = this.queuedBehindSignals ? tables.enqueueAtOnceTellingOlder : tables.enqueueAtOnce;
-        if (sql == null) {
-            throw new IllegalStateException("No single-round-trip write for " + tables.dialect());
-        }
         JdbcCalls.autoCommitForOneRoundTrip(connection);
+        boolean aboveEveryEntry = false;
         for (int attempt = 1;; attempt++) {
+            String sql = tables.enqueueAtOnce(this.queuedBehindSignals, aboveEveryEntry);
+            if (sql == null) {
+                throw new IllegalStateException("No single-round-trip write for " + tables.dialect());
+            }
             try (PreparedStatement write = this.calls.prepare(connection, sql)) {
                 write.setString(1, entry.lockId);
                 write.setString(2, JdbcTables.escape(entry.lockKey()));
                 write.setString(3, entry.lockId);
-                write.setString(4, entry.session.id);
-                write.setLong(5, entry.number);
-                write.setString(6, entry.value);
+                write.setString(4, entry.lockId);
+                write.setString(5, entry.session.id);
+                write.setLong(6, entry.number);
+                write.setString(7, entry.value);
                 if (this.queuedBehindSignals) {
-                    write.setString(7, tables.channel);
-                    write.setString(8, entry.lockId);
+                    write.setString(8, tables.channel);
                     write.setString(9, entry.lockId);
+                    write.setString(10, entry.lockId);
+                    write.setString(11, entry.lockId);
                 }
                 else {
-                    write.setString(7, entry.lockId);
+                    write.setString(8, entry.lockId);
                 }
                 JdbcCalls.executeAtOnce(write);
                 long fence = nextRow(write, "the fence of the new lock entry").getLong(1);
@@ -211,11 +192,74 @@ final class JdbcLockStore implements LockStore {
                         headRow.getLong(4)));
             }
             catch (SQLException ex) {
-                if (attempt >= JdbcCalls.WRITE_ATTEMPTS || !JdbcCalls.isTransient(ex, tables.dialect())) {
+                boolean collision = JdbcCalls.isFenceCollision(ex);
+                boolean again = collision || JdbcCalls.isTransient(ex, tables.dialect());
+                if (attempt >= JdbcCalls.WRITE_ATTEMPTS || !again) {
                     throw ex;
                 }
+                // Raised above the key's entries, a fence may meet another key's entry, and would again.
+                aboveEveryEntry |= collision;
             }
         }
+    }
+
+    /**
+     * The write of an entry on MySQL, MariaDB and H2, in the transaction {@link JdbcCalls#inTransaction}
+     * runs it in: lock the key row, insert the entry at the database's clock, read the head of the
+     * queue and whether the entry is its key's newest. If it is not, the clock is behind an entry
+     * written before (it stepped back, or on H2, whose clock is the transaction's start, the write
+     * waited for the key row's lock while another committed): the entry moves above every entry,
+     * so that the queue's order stays the order of the writes without taking another key's fence
+     * time and again, and reads the head again.
+     */
+    private Enqueued writeEntry(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
+        try (PreparedStatement lockRow = this.calls.prepare(connection, tables.lockKeyRow)) {
+            lockRow.setString(1, entry.lockId);
+            lockRow.setString(2, JdbcTables.escape(entry.lockKey()));
+            lockRow.executeUpdate();
+        }
+        try (PreparedStatement insert = this.calls.prepare(connection, tables.insertEntry)) {
+            insert.setString(1, entry.lockId);
+            insert.setString(2, entry.session.id);
+            insert.setLong(3, entry.number);
+            insert.setString(4, entry.value);
+            insert.executeUpdate();
+        }
+        long fence;
+        boolean newest;
+        Head head;
+        try (PreparedStatement read = this.calls.prepare(connection, tables.newEntryAndHead)) {
+            read.setString(1, entry.session.id);
+            read.setLong(2, entry.number);
+            try (ResultSet row = read.executeQuery()) {
+                if (!row.next()) {
+                    throw new SQLException("The new lock entry was not found in its own transaction");
+                }
+                head = new Head(row.getLong(1), row.getString(2), row.getString(3), row.getLong(4));
+                fence = row.getLong(5);
+                long newestOther = row.getLong(6);
+                newest = row.wasNull() || newestOther < fence;
+            }
+        }
+        if (newest) {
+            return new Enqueued(fence, head);
+        }
+        try (PreparedStatement read = this.calls.prepare(connection, tables.newestFence);
+                ResultSet row = read.executeQuery()) {
+            row.next();
+            fence = row.getLong(1) + 1;
+        }
+        try (PreparedStatement move = this.calls.prepare(connection, tables.moveEntry)) {
+            move.setLong(1, fence);
+            move.setString(2, entry.session.id);
+            move.setLong(3, entry.number);
+            move.executeUpdate();
+        }
+        Head moved = readHead(connection, tables, entry.lockId, fence);
+        if (moved == null) {
+            throw new SQLException("The new lock entry was not found in its own transaction");
+        }
+        return new Enqueued(fence, moved);
     }
 
     /** @return the first row of the next result set of a multi-statement call */

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,6 +54,7 @@ public final class JdbcSchema {
                     for (String sql : statements(dialect, tablePrefix)) {
                         current = sql;
                         statement.execute(sql);
+                        logWarnings(statement);
                     }
                 }
                 finally {
@@ -76,9 +78,24 @@ public final class JdbcSchema {
     }
 
     /**
+     * Logs what a statement of the script warns about (a step it left for a later run); notices
+     * such as "already exists, skipping" stay quiet.
+     */
+    private static void logWarnings(Statement statement) throws SQLException {
+        for (SQLWarning warning = statement.getWarnings(); warning != null; warning = warning.getNextWarning()) {
+            // SQLSTATE class 01 is a warning; PostgreSQL's notices come with their own classes.
+            if (warning.getSQLState() != null && warning.getSQLState().startsWith("01")) {
+                logger.warn("Lock tables: {}", warning.getMessage());
+            }
+        }
+        statement.clearWarnings();
+    }
+
+    /**
      * @param dialect the database's dialect
      * @param tablePrefix the prefix
-     * @return the schema script's statements with the prefix applied
+     * @return the schema script's statements with the prefix applied; a block between {@code $$}
+     * lines is one statement
      */
     static List<String> statements(JdbcDialect dialect, String tablePrefix) {
         String script;
@@ -98,12 +115,16 @@ public final class JdbcSchema {
             .replaceAll(JdbcTables.DEFAULT_PREFIX + "(SESSION|LOCK_KEY|ENTRY)\\b", tablePrefix + "$1");
         List<String> statements = new ArrayList<>();
         StringBuilder current = new StringBuilder();
+        boolean inBlock = false;
         for (String line : script.split("\n")) {
             if (line.strip().startsWith("--")) {
                 continue;
             }
             current.append(line).append('\n');
-            if (line.strip().endsWith(";")) {
+            if (line.split("\\$\\$", -1).length % 2 == 0) {
+                inBlock = !inBlock;
+            }
+            if (!inBlock && line.strip().endsWith(";")) {
                 String sql = current.toString().strip();
                 statements.add(sql.substring(0, sql.length() - 1));
                 current.setLength(0);

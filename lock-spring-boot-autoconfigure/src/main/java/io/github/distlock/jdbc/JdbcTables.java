@@ -24,9 +24,15 @@ import org.jspecify.annotations.Nullable;
  * the SHA-256 of the escaped key ({@code LOCK_ID}; keys of any length and collation-proof) and
  * holding the escaped key for people and tools. An acquisition writes its entry while holding this
  * row's lock, so entries of one key commit in the order of their fences.</li>
- * <li>{@code <prefix>ENTRY}: one row per acquisition; {@code FENCE} comes from the table's identity
- * sequence and orders the queue; the oldest entry of a key holds it. {@code ENTRY_VALUE} names the
- * writer ({@code owner}, {@code thread}, epoch milliseconds, one per line).</li>
+ * <li>{@code <prefix>ENTRY}: one row per acquisition; {@code FENCE} orders the queue, and the oldest
+ * entry of a key holds it. The fence is the database's clock in microseconds when the entry is
+ * written, raised above the key's newest entry where the clock is behind it (it stepped back), so
+ * that the queue's order stays the order of the writes; where that value is another key's entry's
+ * (written in the same microsecond, or raised to the same value), above every entry. So fences never
+ * repeat and never go back when the database forgets what it wrote (a failover to a replica that
+ * lagged, a restore of a backup), as a sequence's would, as long as its clock does not step back
+ * past them. {@code ENTRY_VALUE} names the writer ({@code owner}, {@code thread}, epoch
+ * milliseconds, one per line).</li>
  * </ul>
  * In the escaped key {@code %} becomes {@code %25} and lone surrogates and NUL {@code %uXXXX}, so it
  * is valid text in every database and distinct keys stay distinct.
@@ -61,8 +67,22 @@ final class JdbcTables {
     /** (lock id, escaped key): creates and locks the key's row. */
     final String lockKeyRow;
 
-    /** (lock id, session id, entry number, value): writes an entry; the fence is the generated key. */
+    /** (lock id, session id, entry number, value): writes an entry whose fence is the database's clock. */
     final String insertEntry;
+
+    /**
+     * (session id, entry number): the oldest entry of the key of an entry just written, with its
+     * session and the milliseconds its session has left, then the new entry's fence and the newest
+     * fence of the key's other entries ({@code null} if none). If the new entry is the newest of its
+     * key, the oldest one is the head of the queue up to it.
+     */
+    final String newEntryAndHead;
+
+    /** The newest fence of all entries ({@code null} if none). */
+    final String newestFence;
+
+    /** (fence, session id, entry number): moves an entry written in the same transaction to another fence. */
+    final String moveEntry;
 
     /**
      * (lock id, fence): the oldest entry of the key at or before the fence, with its session and the
@@ -132,25 +152,8 @@ final class JdbcTables {
      */
     final @Nullable String deleteEntryAndNotify;
 
-    /**
-     * PostgreSQL only (lock id, escaped key, lock id, session id, entry number, value, lock id): the
-     * whole write of an entry as three statements sent at once, in one transaction
-     * ({@link #atReadCommitted}) and one round trip: lock the key row, insert the entry (answering
-     * its fence), read the head of the queue up to it ({@code lastval()} is the fence just drawn).
-     * Each statement reads with a snapshot of its own, so the read sees every entry committed before
-     * the key row's lock was granted.
-     */
-    final @Nullable String enqueueAtOnce;
-
-    /**
-     * PostgreSQL only (as {@link #enqueueAtOnce}, then channel, lock id, lock id): the same write,
-     * which also notifies the channel with {@code q<fence>:<lock id>} if the head is another entry:
-     * every older entry of the key now has one queued behind it. The key, not the head: a waiter that
-     * takes the key by deleting the head's expired session does not take the key row's lock, so the
-     * head read here may be gone by the commit. The head is read in a subquery, so that the
-     * notification is sent for its one row only.
-     */
-    final @Nullable String enqueueAtOnceTellingOlder;
+    /** PostgreSQL only: the writes of {@link #enqueueAtOnce}, by whether they tell older entries and go above all. */
+    private final @Nullable String[] enqueueAtOnceVariants;
 
     /** (session id, entry number): removes an entry whose fence may be unknown. */
     final String deleteEntryByNumber;
@@ -178,11 +181,20 @@ final class JdbcTables {
         this.entries = prefix + "ENTRY";
         String now = dialect.nowMillis();
         this.lockKeyRow = dialect.lockKeyRow(this.keys);
-        this.insertEntry = "INSERT INTO " + this.entries + " (LOCK_ID, SESSION_ID, ENTRY_NUMBER, ENTRY_VALUE) "
-                + "VALUES (?, ?, ?, ?)";
-        this.head = "SELECT e.FENCE, e.ENTRY_VALUE, e.SESSION_ID, s.EXPIRES_AT - " + now + " AS LEFT_MS FROM "
+        String insertEntryAt = "INSERT INTO " + this.entries + " (FENCE, LOCK_ID, SESSION_ID, ENTRY_NUMBER, "
+                + "ENTRY_VALUE) VALUES (%s, ?, ?, ?, ?)";
+        this.insertEntry = insertEntryAt.formatted(dialect.nowMicros());
+        String keyHead = "SELECT e.FENCE, e.ENTRY_VALUE, e.SESSION_ID, s.EXPIRES_AT - " + now + " AS LEFT_MS FROM "
                 + this.entries + " e JOIN " + this.sessions + " s ON s.SESSION_ID = e.SESSION_ID "
-                + "WHERE e.LOCK_ID = ? AND e.FENCE <= ? ORDER BY e.FENCE LIMIT 1";
+                + "WHERE e.LOCK_ID = ? ORDER BY e.FENCE LIMIT 1";
+        this.head = keyHead.replace("WHERE e.LOCK_ID = ?", "WHERE e.LOCK_ID = ? AND e.FENCE <= ?");
+        this.newEntryAndHead = "SELECT h.FENCE, h.ENTRY_VALUE, h.SESSION_ID, s.EXPIRES_AT - " + now + " AS LEFT_MS, "
+                + "n.FENCE, (SELECT MAX(o.FENCE) FROM " + this.entries + " o WHERE o.LOCK_ID = n.LOCK_ID AND "
+                + "o.FENCE <> n.FENCE) FROM " + this.entries + " n JOIN " + this.entries
+                + " h ON h.LOCK_ID = n.LOCK_ID JOIN " + this.sessions + " s ON s.SESSION_ID = h.SESSION_ID WHERE n.SESSION_ID = ? AND "
+                + "n.ENTRY_NUMBER = ? ORDER BY h.FENCE LIMIT 1";
+        this.newestFence = "SELECT MAX(FENCE) FROM " + this.entries;
+        this.moveEntry = "UPDATE " + this.entries + " SET FENCE = ? WHERE SESSION_ID = ? AND ENTRY_NUMBER = ?";
         this.queue = "SELECT e.FENCE, e.ENTRY_VALUE, e.SESSION_ID, s.EXPIRES_AT - " + now + " AS LEFT_MS, "
                 + "e.ENTRY_NUMBER FROM " + this.entries + " e JOIN " + this.sessions
                 + " s ON s.SESSION_ID = e.SESSION_ID WHERE e.LOCK_ID = ? ORDER BY e.FENCE LIMIT ?";
@@ -213,14 +225,21 @@ final class JdbcTables {
                         + "MIN(e.FENCE)::TEXT) FROM " + this.entries + " e WHERE e.LOCK_ID IN "
                         + "(SELECT LOCK_ID FROM released) AND e.FENCE > ? HAVING MIN(e.FENCE) IS NOT NULL)")
                 : null;
-        String writeEntry = this.lockKeyRow + "; " + this.insertEntry + " RETURNING FENCE; ";
-        String headUpToNewEntry = this.head.replace("e.FENCE <= ?", "e.FENCE <= lastval()");
-        this.enqueueAtOnce = (dialect == JdbcDialect.POSTGRESQL) ? atReadCommitted(writeEntry + headUpToNewEntry)
-                : null;
-        this.enqueueAtOnceTellingOlder = (dialect == JdbcDialect.POSTGRESQL)
-                ? atReadCommitted(writeEntry + "SELECT h.*, CASE WHEN h.FENCE <> lastval() THEN pg_notify(?, 'q' || "
-                        + "lastval() || ':' || ?) END FROM (" + headUpToNewEntry + ") h")
-                : null;
+        this.enqueueAtOnceVariants = new String[4];
+        if (dialect == JdbcDialect.POSTGRESQL) {
+            for (int variant = 0; variant < 4; variant++) {
+                boolean aboveEveryEntry = (variant & 1) != 0;
+                // GREATEST ignores a NULL: the clock alone for a key without entries.
+                String aboveAll = aboveEveryEntry ? ", (SELECT MAX(FENCE) + 1 FROM " + this.entries + ")" : "";
+                String fence = "GREATEST(" + dialect.nowMicros() + ", (SELECT MAX(FENCE) + 1 FROM " + this.entries
+                        + " WHERE LOCK_ID = ?)" + aboveAll + ")";
+                String writeEntry = this.lockKeyRow + "; " + insertEntryAt.formatted(fence) + " RETURNING FENCE; ";
+                this.enqueueAtOnceVariants[variant] = atReadCommitted(((variant & 2) == 0) ? writeEntry + keyHead
+                        : writeEntry + "SELECT h.*, CASE WHEN h.FENCE <> n.FENCE THEN pg_notify(?, 'q' || n.FENCE || "
+                                + "':' || ?) END FROM (" + keyHead + ") h, (SELECT MAX(FENCE) AS FENCE FROM "
+                                + this.entries + " WHERE LOCK_ID = ?) n");
+            }
+        }
         this.deleteEntryByNumber = "DELETE FROM " + this.entries + " WHERE SESSION_ID = ? AND ENTRY_NUMBER = ?";
         this.deleteEntryByNumberAndNotify = dialect.hasNotifications()
                 ? atReadCommitted(lockKeyRowFirst
@@ -232,6 +251,33 @@ final class JdbcTables {
                 : null;
         // The dot stays (the channel is always quoted): locks.X_ and LOCKS_X_ are two namespaces.
         this.channel = prefix.toLowerCase(Locale.ROOT) + "released";
+    }
+
+    /**
+     * PostgreSQL only: the whole write of an entry as three statements sent at once, in one
+     * transaction ({@link #atReadCommitted}) and one round trip: lock the key row, insert the entry
+     * (answering its fence), read the oldest entry of the key, which is the head of the queue up to
+     * the new entry: its fence is above the others of the key, and no other can be written before the
+     * transaction ends. Each statement reads with a snapshot of its own, so the read sees every entry
+     * committed before the key row's lock was granted. Parameters: lock id, escaped key, lock id,
+     * lock id, session id, entry number, value, then lock id; or, if {@code tellingOlder}, channel
+     * and three times the lock id.
+     * @param tellingOlder whether the write also notifies the channel with {@code q<fence>:<lock id>}
+     * if the head is another entry: every older entry of the key now has one queued behind it. The
+     * key, not the head: a waiter that takes the key by deleting the head's expired session does not
+     * take the key row's lock, so the head read here may be gone by the commit. The head is read in a
+     * subquery, so that the notification is sent for its one row only.
+     * @param aboveEveryEntry whether the fence goes above every entry, not only the key's: after a
+     * write whose fence was another key's entry's
+     * @return the statements, or {@code null} except on PostgreSQL
+     */
+    @Nullable String enqueueAtOnce(boolean tellingOlder, boolean aboveEveryEntry) {
+        return this.enqueueAtOnceVariants[(tellingOlder ? 2 : 0) + (aboveEveryEntry ? 1 : 0)];
+    }
+
+    /** @return whether an entry is written in one round trip, {@link #enqueueAtOnce} (PostgreSQL) */
+    boolean writesAtOnce() {
+        return this.dialect == JdbcDialect.POSTGRESQL;
     }
 
     /**

@@ -1,6 +1,7 @@
 -- distlock JDBC lock store, MySQL 8.0+ and MariaDB 10.3+ (InnoDB). Idempotent; safe to run from several
 -- instances at once. For Flyway or Liquibase: copy it into a migration, replacing DISTRIBUTED_LOCK_ if you set
--- distributed-lock.jdbc.table-prefix. Never TRUNCATE these tables: a truncate restarts AUTO_INCREMENT, the fence.
+-- distributed-lock.jdbc.table-prefix. The registry writes FENCE itself; AUTO_INCREMENT numbers only rows written
+-- without one (by hand, or by instances of versions before 2026-11-29), and follows the fences written.
 
 CREATE TABLE IF NOT EXISTS DISTRIBUTED_LOCK_SESSION (
     SESSION_ID VARCHAR(36) NOT NULL PRIMARY KEY,

@@ -1,10 +1,18 @@
 package io.github.distlock.jdbc;
 
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.github.distlock.AbstractLockRegistryContractTests;
+import io.github.distlock.FencedLock;
 import io.github.distlock.LockRegistry;
+import io.github.distlock.core.Fences;
+import io.github.distlock.testsupport.BackgroundAcquirer;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -76,6 +84,49 @@ abstract class AbstractJdbcLockRegistryContractTests extends AbstractLockRegistr
         await().atMost(responseTime()).untilAsserted(() -> assertThat(database.queryLong("SELECT COUNT(*) FROM "
                 + PREFIX + "ENTRY WHERE LOCK_ID = '" + JdbcTables.lockId(key) + "'"))
             .as("entries left in the database for '%s'", key).isZero());
+    }
+
+    /**
+     * A fence is the database's clock in microseconds, raised above the key's newest entry: when the
+     * clock is behind an entry (it stepped back after that entry was written; here, entries written
+     * by hand an hour ahead of it), a new entry still queues behind that one, with a higher fence,
+     * and one whose raised fence is another key's goes above every entry instead.
+     */
+    @Test
+    void anEntryWrittenWhileTheClockIsBehindTheKeysNewestQueuesBehindItWithAHigherFence() throws Exception {
+        String key = "clock-behind";
+        String keyId = JdbcTables.lockId(key);
+        String otherKeyId = JdbcTables.lockId("clock-behind-other");
+        long hourAhead = System.currentTimeMillis() + TimeUnit.HOURS.toMillis(1);
+        long ahead = TimeUnit.MILLISECONDS.toMicros(hourAhead);
+        try (Connection connection = database.pool("clock-ahead", 1).getConnection();
+                Statement statement = connection.createStatement()) {
+            // Another process's live session, with an entry of each key, the other key's one fence later.
+            connection.setAutoCommit(false);
+            statement.executeUpdate("INSERT INTO " + PREFIX + "SESSION (SESSION_ID, OWNER, EXPIRES_AT, LEASE_MILLIS) "
+                    + "VALUES ('clock-ahead', 'by hand', " + hourAhead + ", 3600000)");
+            statement.executeUpdate("INSERT INTO " + PREFIX + "LOCK_KEY (LOCK_ID, LOCK_KEY) VALUES ('" + keyId + "', '"
+                    + key + "'), ('" + otherKeyId + "', 'clock-behind-other')");
+            statement.executeUpdate("INSERT INTO " + PREFIX + "ENTRY (FENCE, LOCK_ID, SESSION_ID, ENTRY_NUMBER, "
+                    + "ENTRY_VALUE) VALUES (" + ahead + ", '" + keyId + "', 'clock-ahead', 1, 'by hand'), ("
+                    + (ahead + 1) + ", '" + otherKeyId + "', 'clock-ahead', 2, 'by hand')");
+            connection.commit();
+        }
+        try {
+            FencedLock lock = registry.obtain(key, true);
+            assertThat(lock.tryLock()).as("taken while the entry written before it holds").isFalse();
+            CompletableFuture<Long> next = BackgroundAcquirer.acquireAndRelease(lock, longWait());
+            String entries = "SELECT COUNT(*) FROM " + PREFIX + "ENTRY WHERE LOCK_ID = '" + keyId + "'";
+            await().atMost(longWait()).until(() -> database.queryLong(entries) == 2);
+            database.execute("DELETE FROM " + PREFIX + "ENTRY WHERE LOCK_ID = '" + keyId + "' AND SESSION_ID = "
+                    + "'clock-ahead'");
+            assertThat(Fences.storeFence(next.get(longWait().toSeconds(), TimeUnit.SECONDS)))
+                .as("the fence of the entry written behind them, against theirs: %d and %d", ahead, ahead + 1)
+                .isGreaterThan(ahead + 1);
+        }
+        finally {
+            database.execute("DELETE FROM " + PREFIX + "SESSION WHERE SESSION_ID = 'clock-ahead'");
+        }
     }
 
     @Override

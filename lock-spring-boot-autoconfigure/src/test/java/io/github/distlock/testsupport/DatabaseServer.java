@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -18,6 +20,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.stream.Stream;
 
 import com.sun.security.auth.module.UnixSystem;
 import org.jspecify.annotations.Nullable;
@@ -31,7 +34,9 @@ import org.jspecify.annotations.Nullable;
  * Start-up creates the data directory once and returns when a JDBC connection runs
  * {@code SELECT 1}. {@link #kill()} is a crash: SIGKILL to the server and every process it
  * started; {@link #restart()} starts it again on the same port and data, so committed data
- * survives. {@link #pause()} freezes the server and all its processes (SIGSTOP): open connections
+ * survives. {@link #backUp()} copies the data aside and {@link #restore} puts such a copy back, as
+ * a restore of an older backup or a failover to a replica that lagged would.
+ * {@link #pause()} freezes the server and all its processes (SIGSTOP): open connections
  * stay open and nothing answers until {@link #resume()}. {@link #close()} kills it and deletes the
  * directory; a shutdown hook does the same when a test never gets to close it.
  * <p>
@@ -79,6 +84,8 @@ public abstract class DatabaseServer implements AutoCloseable {
 
     private @Nullable String lastProbeFailure;
 
+    private int backups;
+
     /**
      * Creates the temporary directory, owned by the user the server runs as.
      * @param kind the directory's name prefix, e.g. {@code postgres}
@@ -118,6 +125,9 @@ public abstract class DatabaseServer implements AutoCloseable {
 
     /** Creates the data directory in {@link #directory()}, with {@link #runAsServerUser}. */
     protected abstract void initialize();
+
+    /** @return the directory of the server's data, in {@link #directory()} */
+    protected abstract Path dataDirectory();
 
     /** @return the server's command line for {@link #port()} */
     protected abstract List<String> serverCommand();
@@ -208,6 +218,56 @@ public abstract class DatabaseServer implements AutoCloseable {
     public synchronized void restart() {
         kill();
         launch();
+    }
+
+    /**
+     * Copies the server's data aside, as a backup or a replica taken at this moment: the server is
+     * killed first, so the copy is what a crash would leave (as a snapshot of its disk is), then
+     * started again on its data.
+     * @return the copy, for {@link #restore}
+     */
+    public synchronized Path backUp() {
+        kill();
+        Path copy = this.directory.resolve("backup-" + (++this.backups));
+        copyTree(dataDirectory(), copy);
+        launch();
+        return copy;
+    }
+
+    /**
+     * Puts a {@link #backUp() copy} back in place of the server's data and starts the server on it,
+     * as a restore of that backup or a failover to a replica that had replicated only that much
+     * would: whatever was committed after the copy is gone, sequences and counters included.
+     * @param backup a copy of this server's data
+     */
+    public synchronized void restore(Path backup) {
+        kill();
+        ProcessSupport.deleteRecursively(dataDirectory());
+        copyTree(backup, dataDirectory());
+        launch();
+    }
+
+    /** Copies directories and regular files (a socket or a pipe is the running server's and stays behind). */
+    private static void copyTree(Path from, Path to) {
+        try (Stream<Path> paths = Files.walk(from)) {
+            for (Path path : paths.toList()) {
+                Path target = to.resolve(from.relativize(path).toString());
+                if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+                    Files.createDirectories(target);
+                    Files.setPosixFilePermissions(target, Files.getPosixFilePermissions(path));
+                }
+                else if (Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+                    Files.copy(path, target, StandardCopyOption.COPY_ATTRIBUTES);
+                }
+                else {
+                    continue;
+                }
+                handOver(target);
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not copy " + from + " to " + to, ex);
+        }
     }
 
     /**

@@ -97,7 +97,8 @@ public final class MariaDbServer extends DatabaseServer {
         return properties;
     }
 
-    private Path dataDirectory() {
+    @Override
+    protected Path dataDirectory() {
         return directory().resolve("data");
     }
 

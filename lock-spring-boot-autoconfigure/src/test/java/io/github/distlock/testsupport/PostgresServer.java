@@ -133,7 +133,8 @@ public final class PostgresServer extends DatabaseServer {
         return Math.max(1, (duration.toMillis() + 999) / 1000);
     }
 
-    private Path dataDirectory() {
+    @Override
+    protected Path dataDirectory() {
         return directory().resolve("data");
     }
 
