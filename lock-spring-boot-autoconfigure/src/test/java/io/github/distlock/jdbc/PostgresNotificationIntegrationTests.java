@@ -81,6 +81,8 @@ class PostgresNotificationIntegrationTests {
         waiterPool.getHikariPoolMXBean().softEvictConnections();
         assertThat(handOver(holder, waiter, holder, () -> { })).as("woken by a notification after the connection died")
             .isTrue();
+        assertThat(handOver(holder, waiter, holder, () -> { })).as("woken by a notification on the new connection")
+            .isTrue();
     }
 
     /** The holder's release fails, and the entry is removed in the background once the database answers. */
@@ -89,6 +91,32 @@ class PostgresNotificationIntegrationTests {
         JdbcLockRegistry holder = holder(this.database.poolThrough(this.proxy, "holder-through-proxy"));
         JdbcLockRegistry waiter = waiter(this.database.pool("waiter"));
         assertThat(handOver(holder, waiter, waiter, this.proxy::reset)).as("woken once the entry was removed").isTrue();
+    }
+
+    /**
+     * A waiter that gives up while it is the oldest entry of its key without knowing it (its process
+     * missed the release's notification: LISTEN is refused there, and it polls every minute) removes
+     * its entry: that removal wakes the waiter behind it, long before its poll would.
+     */
+    @Test
+    void aWaiterThatGivesUpAtTheHeadOfTheQueueWakesTheNextWaiter() throws Exception {
+        JdbcLockRegistry holder = holder(this.database.pool("holder"));
+        JdbcLockRegistry deaf = registry(JdbcLockRegistry.builder(withoutNotifications(this.database.pool("deaf")))
+            .ownerIdentity("deaf")
+            .pollInterval(Duration.ofMinutes(1)));
+        JdbcLockRegistry waiter = waiter(this.database.pool("waiter"));
+        FencedLock held = holder.obtain(KEY);
+        assertThat(held.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        // Long enough for the next waiter to queue behind it on a slow machine, short against the bound.
+        CompletableFuture<Long> givesUp = BackgroundAcquirer.acquireAndRelease(deaf.obtain(KEY),
+                Duration.ofSeconds(15));
+        await().atMost(BOUND).until(() -> holder.describeLock(KEY, 10).waiters().size() == 1);
+        CompletableFuture<Long> next = BackgroundAcquirer.acquireAndRelease(waiter.obtain(KEY), BOUND);
+        await().atMost(BOUND).until(() -> holder.describeLock(KEY, 10).waiters().size() == 2);
+        assertThat(givesUp).as("still waiting when the holder releases").isNotDone();
+        held.unlock();
+        assertThat(givesUp).as("never told it was next").failsWithin(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(next).as("woken by the removal, not a poll").succeedsWithin(BOUND.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -170,12 +198,7 @@ class PostgresNotificationIntegrationTests {
      */
     @Test
     void withoutListenInEffectAReleaseWakesTheNextWaiterOfItsOwnProcess() throws Exception {
-        HikariDataSource pool = this.database.pool("no-listen");
-        DataSource listenFails = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-                    Object answer = Delegation.invoke(pool, method, args);
-                    return (answer instanceof Connection connection) ? withoutNotifications(connection) : answer;
-                });
+        DataSource listenFails = withoutNotifications(this.database.pool("no-listen"));
         // Polls every minute and looks again when its own session would expire, in two: neither within the bound.
         JdbcLockRegistry registry = registry(JdbcLockRegistry.builder(listenFails).ownerIdentity("waiter")
             .leaseTtl(Duration.ofMinutes(2))
@@ -189,6 +212,15 @@ class PostgresNotificationIntegrationTests {
         held.unlock();
         assertThat(waited).as("woken by the release, not a poll")
             .succeedsWithin(2 * BOUND.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** A pool whose connections refuse LISTEN (as a proxy in front of the database may), so it never takes effect. */
+    private static DataSource withoutNotifications(DataSource pool) {
+        return (DataSource) Proxy.newProxyInstance(PostgresNotificationIntegrationTests.class.getClassLoader(),
+                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+                    Object answer = Delegation.invoke(pool, method, args);
+                    return (answer instanceof Connection connection) ? withoutNotifications(connection) : answer;
+                });
     }
 
     /** A connection on which LISTEN fails (as on a proxy that refuses it), so it never takes effect. */
@@ -215,8 +247,17 @@ class PostgresNotificationIntegrationTests {
         return registry(JdbcLockRegistry.builder(pool).ownerIdentity("holder").leaseTtl(Duration.ofMinutes(2)));
     }
 
-    private JdbcLockRegistry waiter(DataSource pool) {
-        return registry(JdbcLockRegistry.builder(pool).ownerIdentity("waiter").pollInterval(Duration.ofMinutes(1)));
+    /**
+     * @return a registry that polls every minute, once its LISTEN is in effect (when LISTEN takes
+     * effect, every waiter reads its queue once: that read must not stand in for the notification
+     * under test)
+     */
+    private JdbcLockRegistry waiter(DataSource pool) throws Exception {
+        JdbcLockRegistry waiter = registry(JdbcLockRegistry.builder(pool).ownerIdentity("waiter")
+            .pollInterval(Duration.ofMinutes(1)));
+        waiter.connect().get(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+        await().atMost(BOUND).until(waiter::isListening);
+        return waiter;
     }
 
     private JdbcLockRegistry registry(JdbcLockRegistry.Builder builder) {
