@@ -216,23 +216,49 @@ final class JdbcEntryRemovals {
 
     /** Retries back off as the removals' do, so that a database down for long is not asked twice a second. */
     private void deleteSessionAttempt(JdbcSession lost, long nextDelayMillis) {
-        this.calls.submit((connection, tables) -> {
-            JdbcCalls.autoCommitForOneRoundTrip(connection);
-            try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteSession)) {
-                delete.setString(1, lost.id);
+        this.calls.submit((connection, tables) -> deleteSession(connection, tables, lost.id, false))
+            .whenComplete((deleted, failure) -> {
+                if (failure == null && deleted > 0) {
+                    // A session started since may have entries queued behind the lost one's, in this process.
+                    this.wakeups.wakeAll();
+                }
+                else if (failure != null && !this.calls.isClosed()) {
+                    try {
+                        this.maintenance.schedule(() -> deleteSessionAttempt(lost, Math.min(2 * nextDelayMillis,
+                                MAX_REMOVAL_RETRY_MILLIS)), nextDelayMillis, TimeUnit.MILLISECONDS);
+                    }
+                    catch (RejectedExecutionException ex) {
+                        // Closed meanwhile: the session expires on its own.
+                    }
+                }
+            });
+    }
+
+    /**
+     * Deletes a session with its entries in a transaction of its own; on PostgreSQL, in the same
+     * transaction, notifies the entry that becomes the oldest of each key whose oldest entry was
+     * the session's (see {@link JdbcTables#deleteSessionAndNotify}), so that waiters of every
+     * process behind the session's entries are woken at once, not at their next poll.
+     * @param onlyIfExpired whether to delete it only if its time has passed by the database's clock
+     * @return the sessions deleted: 1, or 0 if it was gone (or, with {@code onlyIfExpired}, alive)
+     */
+    int deleteSession(Connection connection, JdbcTables tables, String sessionId, boolean onlyIfExpired)
+            throws SQLException {
+        JdbcCalls.autoCommitForOneRoundTrip(connection);
+        String notifying = onlyIfExpired ? tables.deleteExpiredSessionAndNotify : tables.deleteSessionAndNotify;
+        if (notifying == null) {
+            try (PreparedStatement delete = this.calls.prepare(connection,
+                    onlyIfExpired ? tables.deleteExpiredSession : tables.deleteSession)) {
+                delete.setString(1, sessionId);
                 return delete.executeUpdate();
             }
-        }).whenComplete((deleted, failure) -> {
-            if (failure != null && !this.calls.isClosed()) {
-                try {
-                    this.maintenance.schedule(() -> deleteSessionAttempt(lost, Math.min(2 * nextDelayMillis,
-                            MAX_REMOVAL_RETRY_MILLIS)), nextDelayMillis, TimeUnit.MILLISECONDS);
-                }
-                catch (RejectedExecutionException ex) {
-                    // Closed meanwhile: the session expires on its own.
-                }
-            }
-        });
+        }
+        try (PreparedStatement delete = this.calls.prepare(connection, notifying)) {
+            delete.setString(1, sessionId);
+            delete.setString(2, sessionId);
+            delete.setString(3, tables.channel);
+            return JdbcCalls.countOfSecondStatement(delete, "deletion of a session");
+        }
     }
 
     /**
@@ -244,7 +270,7 @@ final class JdbcEntryRemovals {
         int sessions;
         try {
             sessions = this.calls.withConnection((connection, tables) -> deleteFound(connection, tables,
-                    tables.expiredSessions, tables.deleteExpiredSession, 1));
+                    tables.expiredSessions, 1, (ids) -> deleteSession(connection, tables, ids.get(0), true)));
         }
         catch (SQLException ex) {
             // Sessions deleted before the failure took their entries with them.
@@ -260,9 +286,18 @@ final class JdbcEntryRemovals {
             this.nextIdleKeySweep = now + IDLE_KEY_SWEEP_NANOS
                     + ThreadLocalRandom.current().nextLong(IDLE_KEY_SWEEP_NANOS / 4);
             int keys = this.calls.withConnection((connection, tables) -> deleteFound(connection, tables,
-                    tables.idleKeys, tables.deleteIdleKeys, tables.idleKeysPerDelete));
+                    tables.idleKeys, tables.idleKeysPerDelete,
+                    (ids) -> deleteGroup(connection, tables.deleteIdleKeys, ids, tables.idleKeysPerDelete)));
             logger.debug("Deleted {} idle lock key row(s)", keys);
         }
+    }
+
+    /** Deletes rows by their ids, checking again what the read that found them found. */
+    @FunctionalInterface
+    private interface GroupDelete {
+
+        /** @return the rows deleted */
+        int delete(List<String> ids) throws SQLException;
     }
 
     /**
@@ -272,7 +307,7 @@ final class JdbcEntryRemovals {
      * one batch a sweep do not pile up). Each statement runs in a transaction of its own.
      * @return the rows deleted
      */
-    private int deleteFound(Connection connection, JdbcTables tables, String find, String delete, int perDelete)
+    private int deleteFound(Connection connection, JdbcTables tables, String find, int perDelete, GroupDelete delete)
             throws SQLException {
         if (!connection.getAutoCommit()) {
             connection.setAutoCommit(true);
@@ -290,7 +325,7 @@ final class JdbcEntryRemovals {
             for (int from = 0; from < ids.size(); from += perDelete) {
                 List<String> group = ids.subList(from, Math.min(from + perDelete, ids.size()));
                 try {
-                    deletedNow += deleteGroup(connection, delete, group, perDelete);
+                    deletedNow += delete.delete(group);
                 }
                 catch (SQLException ex) {
                     if (!isLeftForNextTime(ex, tables)) {
@@ -303,7 +338,7 @@ final class JdbcEntryRemovals {
                     // One row refused undoes its group: the others go one by one.
                     for (String id : group) {
                         try {
-                            deletedNow += deleteGroup(connection, delete, List.of(id), perDelete);
+                            deletedNow += delete.delete(List.of(id));
                         }
                         catch (SQLException single) {
                             if (!isLeftForNextTime(single, tables)) {

@@ -5,7 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -300,15 +299,13 @@ final class JdbcLockStore implements LockStore {
         return this.queuedBehindSignals && current != null && current.dialect().hasNotifications();
     }
 
-    /** Deletes a session whose time has passed by the database's clock, with its entries. */
+    /**
+     * Deletes a session whose time has passed by the database's clock, with its entries, waking the
+     * waiters behind them (see {@link JdbcEntryRemovals#deleteSession}).
+     */
     void deleteExpiredSession(String sessionId, Wait bound) throws StoreUnavailableException, InterruptedException {
-        int deleted = this.calls.call((connection, tables) -> {
-            JdbcCalls.autoCommitForOneRoundTrip(connection);
-            try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteExpiredSession)) {
-                delete.setString(1, sessionId);
-                return delete.executeUpdate();
-            }
-        }, bound, "Deleting an expired session");
+        int deleted = this.calls.call((connection, tables) -> this.removals.deleteSession(connection, tables,
+                sessionId, true), bound, "Deleting an expired session");
         if (deleted > 0) {
             logger.debug("Deleted expired lock session {} and its entries", sessionId);
         }
@@ -420,8 +417,9 @@ final class JdbcLockStore implements LockStore {
     }
 
     /**
-     * Releases every entry of this store (notifying the next entries) and deletes its session, so
-     * its locks are free at once; holds still open report themselves lost and waiters fail.
+     * Deletes this store's session with every row of it (its entries, and rows nobody owns: writes
+     * whose answer was lost, removals not yet confirmed), waking the waiters behind them, so its
+     * locks are free at once; holds still open report themselves lost and waiters fail.
      * The {@link DataSource} stays open.
      */
     void close() {
@@ -430,21 +428,12 @@ final class JdbcLockStore implements LockStore {
         }
         this.calls.markClosed();
         JdbcSession current = this.keeper.sessionAtClose();
-        // Read before the session is lost: losing it ends every entry, and ended entries are forgotten.
-        List<JdbcEntry> open = this.wakeups.writtenEntries();
         if (current != null) {
             this.keeper.loseSession(current, "the lock registry was closed");
             try {
-                StoreCalls.await(this.calls.submit((connection, tables) -> {
-                    for (JdbcEntry entry : open) {
-                        deleteEntry(connection, tables, entry);
-                    }
-                    JdbcCalls.autoCommitForOneRoundTrip(connection);
-                    try (PreparedStatement delete = this.calls.prepare(connection, tables.deleteSession)) {
-                        delete.setString(1, current.id);
-                        return delete.executeUpdate();
-                    }
-                }), Wait.timeout(this.calls.requestTimeoutNanos(), false), "Deleting the session");
+                StoreCalls.await(this.calls.submit((connection, tables) -> this.removals.deleteSession(connection,
+                        tables, current.id, false)), Wait.timeout(this.calls.requestTimeoutNanos(), false),
+                        "Deleting the session");
             }
             catch (StoreUnavailableException | InterruptedException ex) {
                 logger.warn("Could not delete this registry's lock session from {} at close ({}); its locks are "

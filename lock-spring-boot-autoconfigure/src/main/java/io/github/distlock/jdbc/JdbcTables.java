@@ -114,6 +114,27 @@ final class JdbcTables {
     /** (session id): deletes a session and its entries. */
     final String deleteSession;
 
+    /**
+     * PostgreSQL only (session id, session id, channel): {@link #deleteSession} as two statements
+     * sent at once, so one implicit transaction, which wakes the waiters behind the session's
+     * entries: the first takes the row locks of the keys the session has entries of, in one order
+     * (so that two such deletions do not deadlock), so that the second sees every entry of those
+     * keys committed before; the second deletes the session and, for each key whose oldest entry
+     * was one of the session's, notifies the channel with the fence of the key's oldest entry of
+     * another session, if any; it answers the sessions deleted. The entries go by the cascade.
+     * <p>
+     * An entry of the session itself that commits between the two statements (a write sent before
+     * its process gave the session up) is deleted by the cascade without a notification: whoever
+     * queued behind it in that moment learns at its next poll.
+     */
+    final @Nullable String deleteSessionAndNotify;
+
+    /**
+     * PostgreSQL only (session id, session id, channel): {@link #deleteExpiredSession} as
+     * {@link #deleteSessionAndNotify}.
+     */
+    final @Nullable String deleteExpiredSessionAndNotify;
+
     /** The ids of keys that have no entries, at most {@link #SWEEP_BATCH}. */
     final String idleKeys;
 
@@ -209,6 +230,9 @@ final class JdbcTables {
         this.expiredSessions = "SELECT SESSION_ID FROM " + this.sessions + " WHERE EXPIRES_AT <= " + now + " LIMIT "
                 + SWEEP_BATCH;
         this.deleteSession = "DELETE FROM " + this.sessions + " WHERE SESSION_ID = ?";
+        this.deleteSessionAndNotify = dialect.hasNotifications() ? deleteSessionAndNotify("") : null;
+        this.deleteExpiredSessionAndNotify = dialect.hasNotifications()
+                ? deleteSessionAndNotify(" AND EXPIRES_AT <= " + now) : null;
         String withoutEntries = " NOT EXISTS (SELECT 1 FROM " + this.entries + " e WHERE e.LOCK_ID = " + this.keys
                 + ".LOCK_ID)";
         this.idleKeys = "SELECT LOCK_ID FROM " + this.keys + " WHERE" + withoutEntries + " LIMIT " + SWEEP_BATCH;
@@ -293,6 +317,26 @@ final class JdbcTables {
      */
     private static String atReadCommitted(String statements) {
         return "START TRANSACTION ISOLATION LEVEL READ COMMITTED; " + statements + "; COMMIT";
+    }
+
+    /**
+     * @param expired {@code ""}, or a condition on the session row that must hold for it to be deleted
+     * @return {@link #deleteSessionAndNotify} with that condition
+     */
+    private String deleteSessionAndNotify(String expired) {
+        String session = "SESSION_ID = ?" + expired;
+        return "SELECT LOCK_ID FROM " + this.keys + " WHERE LOCK_ID IN (SELECT e.LOCK_ID FROM " + this.entries + " e "
+                + "WHERE e.SESSION_ID IN (SELECT SESSION_ID FROM " + this.sessions + " WHERE " + session + ")) "
+                + "ORDER BY LOCK_ID FOR UPDATE; "
+                + "WITH gone AS (DELETE FROM " + this.sessions + " WHERE " + session + " RETURNING SESSION_ID), "
+                // The statement's snapshot still has the session's entries: the cascade deletes them at its end.
+                + "firsts AS (SELECT LOCK_ID, MIN(FENCE) AS FENCE FROM " + this.entries + " WHERE SESSION_ID IN "
+                + "(SELECT SESSION_ID FROM gone) GROUP BY LOCK_ID), "
+                + "heads AS (SELECT MIN(e.FENCE) AS FENCE FROM " + this.entries + " e JOIN firsts f ON e.LOCK_ID = "
+                + "f.LOCK_ID WHERE e.SESSION_ID NOT IN (SELECT SESSION_ID FROM gone) GROUP BY e.LOCK_ID, f.FENCE "
+                + "HAVING MIN(e.FENCE) > f.FENCE), "
+                + "notified AS (SELECT pg_notify(?, FENCE::TEXT) FROM heads) "
+                + "SELECT (SELECT COUNT(*) FROM gone), (SELECT COUNT(*) FROM notified)";
     }
 
     /**

@@ -1,8 +1,6 @@
 package io.github.distlock.jdbc;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -112,11 +110,6 @@ final class JdbcWakeups {
     /** @return the written entries of a key that have not ended, as they are when read */
     private Set<JdbcEntry> entriesOf(String lockId) {
         return this.byKey.getOrDefault(lockId, Set.of());
-    }
-
-    /** @return the written entries that have not ended */
-    List<JdbcEntry> writtenEntries() {
-        return new ArrayList<>(this.byFence.values());
     }
 
     /** On PostgreSQL, starts listening for released locks once this store has written an entry. */

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
@@ -120,6 +121,57 @@ class PostgresNotificationIntegrationTests {
     }
 
     /**
+     * A process that gave its session up while the database still counts it alive (here its
+     * renewals fail, and the session's expiry in the database lies far ahead, as after renewals that
+     * executed but whose answers never came back) deletes it with its entries: that deletion wakes
+     * the waiter behind its entry, long before its poll or the session's expiry would.
+     */
+    @Test
+    void aSessionItsProcessGaveUpIsDeletedAndWakesTheWaiterBehindItsEntry() throws Exception {
+        AtomicBoolean renewalsFail = new AtomicBoolean();
+        String renewal = "UPDATE " + this.prefix + "SESSION SET EXPIRES_AT";
+        DataSource failingRenewals = JdbcProxies.connectionsCalling(this.database.pool("holder"), (method, args) -> {
+            if (renewalsFail.get() && method.getName().equals("prepareStatement") && args != null
+                    && args[0] instanceof String sql && sql.startsWith(renewal)) {
+                throw new SQLException("renewals fail here");
+            }
+        });
+        // Renews every 5 s: long enough for the waiter to queue before the session is given up.
+        JdbcLockRegistry holder = registry(JdbcLockRegistry.builder(failingRenewals).ownerIdentity("holder")
+            .leaseTtl(Duration.ofSeconds(15)));
+        FencedLock held = holder.obtain(KEY);
+        assertThat(held.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        renewalsFail.set(true);
+        this.database.execute("UPDATE " + this.prefix + "SESSION SET EXPIRES_AT = EXPIRES_AT + 600000 WHERE "
+                + "SESSION_ID = '" + holder.sessionId() + "'");
+        CompletableFuture<Long> waited = BackgroundAcquirer.acquireAndRelease(
+                waiter(this.database.pool("waiter")).obtain(KEY), BOUND);
+        await().atMost(BOUND).until(() -> holder.describeLock(KEY, 10).waiters().size() == 1);
+        assertThat(holder.getStatistics().getSessionsLost()).as("queued before the session was given up").isZero();
+        assertThat(waited).as("woken by the session's deletion")
+            .succeedsWithin(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(holder.getStatistics().getSessionsLost()).isOne();
+    }
+
+    /**
+     * A row of a session that no acquisition owns goes with the session when its registry closes
+     * (as do rows whose write or removal had no answer yet): that deletion wakes the waiter behind
+     * it, long before its poll or the session's expiry would.
+     */
+    @Test
+    void anEntryNoAcquisitionOwnsDeletedWithItsSessionAtCloseWakesTheNextWaiter() throws Exception {
+        JdbcLockRegistry owner = registry(JdbcLockRegistry.builder(this.database.pool("owner")).ownerIdentity("owner")
+            .leaseTtl(Duration.ofMinutes(2)));
+        insertEntryNoAcquisitionOwns(owner);
+        CompletableFuture<Long> waited = BackgroundAcquirer.acquireAndRelease(
+                waiter(this.database.pool("waiter")).obtain(KEY), BOUND);
+        await().atMost(BOUND).until(() -> owner.describeLock(KEY, 10).waiters().size() == 1);
+        owner.close();
+        assertThat(waited).as("woken by the session's deletion")
+            .succeedsWithin(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
      * A row of a live session that no acquisition owns (a write that committed after its caller gave
      * up and after its removal found nothing) holds the key until the session's renewal, every 15 s
      * here, deletes it: that deletion wakes the waiter behind it, long before its poll or the
@@ -129,14 +181,7 @@ class PostgresNotificationIntegrationTests {
     void anEntryNoAcquisitionOwnsDeletedByTheRenewalWakesTheNextWaiter() throws Exception {
         JdbcLockRegistry owner = registry(JdbcLockRegistry.builder(this.database.pool("owner")).ownerIdentity("owner")
             .leaseTtl(Duration.ofSeconds(45)));
-        FencedLock warmUp = owner.obtain("warm-up");
-        assertThat(warmUp.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-        warmUp.unlock();
-        String lockId = JdbcTables.lockId(KEY);
-        this.database.execute("INSERT INTO " + this.prefix + "LOCK_KEY (LOCK_ID, LOCK_KEY) VALUES ('" + lockId + "', '"
-                + KEY + "')");
-        this.database.execute("INSERT INTO " + this.prefix + "ENTRY (LOCK_ID, SESSION_ID, ENTRY_NUMBER, ENTRY_VALUE) "
-                + "VALUES ('" + lockId + "', '" + owner.sessionId() + "', 999999, 'ghost')");
+        insertEntryNoAcquisitionOwns(owner);
         FencedLock lock = waiter(this.database.pool("waiter")).obtain(KEY);
         assertThat(lock.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("woken once the row was deleted").isTrue();
         lock.unlock();
@@ -212,6 +257,21 @@ class PostgresNotificationIntegrationTests {
         held.unlock();
         assertThat(waited).as("woken by the release, not a poll")
             .succeedsWithin(2 * BOUND.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Writes a row of {@code owner}'s session for {@link #KEY} that no acquisition of it owns, as a
+     * write that committed after its caller gave up and after its removal found nothing would be.
+     */
+    private void insertEntryNoAcquisitionOwns(JdbcLockRegistry owner) throws Exception {
+        FencedLock warmUp = owner.obtain("warm-up");
+        assertThat(warmUp.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        warmUp.unlock();
+        String lockId = JdbcTables.lockId(KEY);
+        this.database.execute("INSERT INTO " + this.prefix + "LOCK_KEY (LOCK_ID, LOCK_KEY) VALUES ('" + lockId + "', '"
+                + KEY + "')");
+        this.database.execute("INSERT INTO " + this.prefix + "ENTRY (LOCK_ID, SESSION_ID, ENTRY_NUMBER, ENTRY_VALUE) "
+                + "VALUES ('" + lockId + "', '" + owner.sessionId() + "', 999999, 'ghost')");
     }
 
     /** A pool whose connections refuse LISTEN (as a proxy in front of the database may), so it never takes effect. */

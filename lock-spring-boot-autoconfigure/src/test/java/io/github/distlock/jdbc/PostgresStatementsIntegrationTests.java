@@ -21,6 +21,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.distlock.FencedLock;
 import io.github.distlock.core.Fences;
 import io.github.distlock.store.EntryValue;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -379,6 +381,78 @@ class PostgresStatementsIntegrationTests {
         }
         finally {
             testDone.countDown();
+        }
+    }
+
+    /**
+     * The deletion of a session notifies, for each key whose oldest entry was the session's, the
+     * key's oldest entry of another session, and nothing else; the deletion of an expired session
+     * deletes and notifies nothing while the session is alive.
+     */
+    @Test
+    void theDeletionOfASessionNotifiesTheNextEntryOfEachKeyItHeadedOnly() throws Exception {
+        String prefix = "SESSION_DELETE_";
+        database.createTables(prefix);
+        JdbcTables tables = new JdbcTables(prefix, JdbcDialect.POSTGRESQL);
+        database.execute("INSERT INTO " + tables.sessions + " (SESSION_ID, OWNER, EXPIRES_AT, LEASE_MILLIS) VALUES "
+                + "('dying', 'test', 9000000000000, 1), ('other', 'test', 9000000000000, 1)");
+        // Per key, its entries oldest first: (session, fence).
+        String[][] queues = {
+            { "dying:101", "other:102" },
+            { "other:103", "dying:104" },
+            { "dying:105", "dying:106", "other:107" },
+            { "dying:108" },
+            { "dying:109", "other:110", "other:111" } };
+        for (int key = 0; key < queues.length; key++) {
+            String lockId = JdbcTables.lockId("key-" + key);
+            database.execute("INSERT INTO " + tables.keys + " (LOCK_ID, LOCK_KEY) VALUES ('" + lockId + "', 'key-" + key
+                    + "')");
+            for (String entry : queues[key]) {
+                String[] sessionAndFence = entry.split(":");
+                database.execute("INSERT INTO " + tables.entries + " (FENCE, LOCK_ID, SESSION_ID, ENTRY_NUMBER, "
+                        + "ENTRY_VALUE) VALUES (" + sessionAndFence[1] + ", '" + lockId + "', '" + sessionAndFence[0]
+                        + "', " + sessionAndFence[1] + ", 'test')");
+            }
+        }
+        HikariDataSource pool = database.pool("session-delete", 2);
+        try (Connection listener = pool.getConnection(); Connection deleter = pool.getConnection()) {
+            try (Statement listen = listener.createStatement()) {
+                listen.execute("LISTEN \"" + tables.channel + "\"");
+            }
+            assertThat(deleteSession(deleter, tables, tables.deleteExpiredSessionAndNotify)).as("alive: kept")
+                .isZero();
+            assertThat(deleteSession(deleter, tables, tables.deleteSessionAndNotify)).isOne();
+            List<String> notified = new ArrayList<>();
+            PGConnection notifications = listener.unwrap(PGConnection.class);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (notified.size() < 3 && System.nanoTime() - deadline < 0) {
+                receive(notifications, notified);
+            }
+            // Any notification more would have come with the others, at the commit.
+            receive(notifications, notified);
+            assertThat(notified).containsExactlyInAnyOrder("102", "107", "110");
+        }
+        assertThat(database.queryLong("SELECT COUNT(*) FROM " + tables.entries + " WHERE SESSION_ID = 'dying'"))
+            .isZero();
+    }
+
+    /** Waits up to half a second for notifications, and adds their payloads to {@code payloads}. */
+    private static void receive(PGConnection listener, List<String> payloads) throws SQLException {
+        PGNotification[] received = listener.getNotifications(500);
+        if (received != null) {
+            for (PGNotification notification : received) {
+                payloads.add(notification.getParameter());
+            }
+        }
+    }
+
+    /** @return the sessions the statement deleted ('dying', with {@code tables}' channel) */
+    private static int deleteSession(Connection connection, JdbcTables tables, String statement) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement(statement)) {
+            delete.setString(1, "dying");
+            delete.setString(2, "dying");
+            delete.setString(3, tables.channel);
+            return JdbcCalls.countOfSecondStatement(delete, "deletion of a session");
         }
     }
 
