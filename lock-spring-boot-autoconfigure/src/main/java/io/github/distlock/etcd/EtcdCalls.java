@@ -60,23 +60,51 @@ final class EtcdCalls {
     }
 
     /**
-     * One attempt of a call that is sent again after a while without an answer: completes with the
-     * attempt's answer, or with {@code firstAnswer} (which every attempt's answer completes) once an
-     * earlier attempt answered, or with the attempt's failure.
+     * The attempts of one call that is sent again after a while without an answer: the first
+     * answer of any attempt counts, also one that comes after a later attempt was sent. One thread
+     * sends the attempts and waits for the newest one's {@link #send answer}.
+     *
+     * <p>Invariants: every answer handed out is the first one; the first answer has one listener,
+     * however many attempts were sent (each failed one would otherwise leave one until an answer
+     * came), and an attempt's own listener goes with its answer or failure.
      */
-    static <T> CompletableFuture<T> orEarlierAnswer(CompletableFuture<T> attempt, CompletableFuture<T> firstAnswer) {
-        CompletableFuture<T> answer = new CompletableFuture<>();
-        attempt.whenComplete((response, failure) -> {
-            if (failure == null) {
-                firstAnswer.complete(response);
-                answer.complete(response);
+    static final class Attempts<T> {
+
+        private final CompletableFuture<T> firstAnswer = new CompletableFuture<>();
+
+        /** What the sender of the newest attempt waits on. */
+        private volatile CompletableFuture<T> newest = new CompletableFuture<>();
+
+        Attempts() {
+            this.firstAnswer.thenAccept((answer) -> this.newest.complete(answer));
+        }
+
+        /**
+         * Takes the next attempt.
+         * @return completes with the first answer of any attempt, or with this attempt's failure
+         */
+        CompletableFuture<T> send(CompletableFuture<T> attempt) {
+            CompletableFuture<T> answer = new CompletableFuture<>();
+            this.newest = answer;
+            // The first answer's listener may have read the previous attempt's: look after setting ours.
+            if (this.firstAnswer.isDone()) {
+                answer.complete(this.firstAnswer.join());
             }
-            else {
-                answer.completeExceptionally(failure);
-            }
-        });
-        firstAnswer.thenAccept(answer::complete);
-        return answer;
+            attempt.whenComplete((response, failure) -> {
+                if (failure != null) {
+                    answer.completeExceptionally(failure);
+                    return;
+                }
+                this.firstAnswer.complete(response);
+                answer.complete(this.firstAnswer.join());
+            });
+            return answer;
+        }
+
+        /** Completes with the first answer of any attempt; never exceptionally. */
+        CompletableFuture<T> firstAnswer() {
+            return this.firstAnswer;
+        }
     }
 
     static boolean isLeaseNotFound(Throwable failure) {

@@ -82,7 +82,7 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
 
     private final EntryMonitor monitor;
 
-    /** The entry write while its outcome is unknown; {@code null} before it is sent and once it succeeded. */
+    /** The entry write's first answer while none came; {@code null} before it is sent and once one came. */
     private volatile @Nullable CompletableFuture<TxnResponse> write;
 
     private volatile long createRevision = NOT_WRITTEN;
@@ -93,8 +93,8 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     /** Whether a try-once already read the queue again for an entry of its own session ahead of it. */
     private boolean leftoverReread;
 
-    /** The first answer of the queue read in progress, across its attempts; touched by the acquiring thread only. */
-    private @Nullable CompletableFuture<TxnResponse> reread;
+    /** The attempts of the queue read in progress; touched by the acquiring thread only. */
+    private EtcdCalls.@Nullable Attempts<TxnResponse> reread;
 
     /** Written to etcd and waiting behind an older entry. */
     private volatile boolean waiting;
@@ -377,10 +377,10 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
      * {@linkplain EntryCleanup#sweepForGhosts() ghost sweep} deletes.
      */
     private TxnResponse writeEntry(Wait attempt) throws StoreUnavailableException, InterruptedException {
-        CompletableFuture<TxnResponse> firstAnswer = new CompletableFuture<>();
-        this.write = firstAnswer;
+        EtcdCalls.Attempts<TxnResponse> attempts = new EtcdCalls.Attempts<>();
+        this.write = attempts.firstAnswer();
         while (true) {
-            CompletableFuture<TxnResponse> answer = EtcdCalls.orEarlierAnswer(entryWrite(), firstAnswer);
+            CompletableFuture<TxnResponse> answer = attempts.send(entryWrite());
             Wait slice = attempt.atMost(this.store.idempotentAttemptNanos());
             boolean boundByAttempt = slice.deadlineNanos() == attempt.deadlineNanos();
             try {
@@ -432,14 +432,14 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
         // attempt it comes from, and deletions the watch delivered since it began still apply to it
         // (a resync meanwhile asks for another read after it). Otherwise, with every answer slower
         // than an attempt, no read would ever count.
-        CompletableFuture<TxnResponse> firstAnswer = this.reread;
-        if (firstAnswer == null) {
+        EtcdCalls.Attempts<TxnResponse> attempts = this.reread;
+        if (attempts == null) {
             this.monitor.beginRead();
-            firstAnswer = new CompletableFuture<>();
-            this.reread = firstAnswer;
+            attempts = new EtcdCalls.Attempts<>();
+            this.reread = attempts;
         }
-        CompletableFuture<TxnResponse> answer = firstAnswer.isDone() ? firstAnswer
-                : EtcdCalls.orEarlierAnswer(queueRead(this.createRevision), firstAnswer);
+        CompletableFuture<TxnResponse> answer = attempts.firstAnswer().isDone() ? attempts.firstAnswer()
+                : attempts.send(queueRead(this.createRevision));
         TxnResponse response = EtcdCalls.await(answer, call, "lock queue read");
         this.reread = null;
         this.store.terms().observe(response);
@@ -599,13 +599,12 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     private boolean releaseWithRetries() throws StoreUnavailableException {
         long deadline = System.nanoTime() + this.store.requestTimeoutNanos();
         // An attempt answering after its own time is up still counts, as for the entry's write.
-        CompletableFuture<TxnResponse> firstAnswer = new CompletableFuture<>();
+        EtcdCalls.Attempts<TxnResponse> attempts = new EtcdCalls.Attempts<>();
         boolean unanswered = false;
         while (true) {
             long left = deadline - System.nanoTime();
             try {
-                TxnResponse response = EtcdCalls.awaitUninterruptibly(
-                        EtcdCalls.orEarlierAnswer(compareAndDelete(), firstAnswer),
+                TxnResponse response = EtcdCalls.awaitUninterruptibly(attempts.send(compareAndDelete()),
                         Math.min(left, this.store.idempotentAttemptNanos()), "lock release");
                 this.store.terms().observe(response);
                 return response.isSucceeded() || (unanswered && lostReason() == null);
