@@ -62,6 +62,12 @@ final class EntryMonitor {
 
     private boolean resyncRequested;
 
+    /**
+     * A read got no answer in time: read again. Unlike a resync (events may have been missed), any
+     * answer of the read under way settles it, and the hold it grants needs no verification.
+     */
+    private boolean readFailed;
+
     private volatile @Nullable String predecessorOwner;
 
     private volatile boolean holding;
@@ -89,6 +95,7 @@ final class EntryMonitor {
             this.aheadOwners.clear();
             this.predecessorGone = false;
             this.resyncRequested = false;
+            this.readFailed = false;
             this.deletedDuringRead.clear();
         }
         finally {
@@ -101,6 +108,7 @@ final class EntryMonitor {
         this.lock.lock();
         try {
             this.readInFlight = false;
+            this.readFailed = false;
             if (before == null) {
                 this.predecessor = null;
                 this.predecessorGone = true;
@@ -129,6 +137,7 @@ final class EntryMonitor {
         this.lock.lock();
         try {
             this.readInFlight = false;
+            this.readFailed = false;
             Map<ByteSequence, Long> remaining = new HashMap<>();
             KeyValue newest = null;
             for (KeyValue kv : older) {
@@ -229,14 +238,14 @@ final class EntryMonitor {
             this.lock.lock();
             try {
                 long left = remaining;
-                while (!this.predecessorGone && !this.resyncRequested && this.lostReason == null
+                while (!this.predecessorGone && !this.resyncRequested && !this.readFailed && this.lostReason == null
                         && this.sessionAlive.getAsBoolean() && left > 0) {
                     left = this.changed.awaitNanos(left);
                 }
                 if (this.lostReason != null || !this.sessionAlive.getAsBoolean()) {
                     return false;
                 }
-                return this.predecessorGone || this.resyncRequested || rereadAnyway;
+                return this.predecessorGone || this.resyncRequested || this.readFailed || rereadAnyway;
             }
             finally {
                 this.lock.unlock();
@@ -264,7 +273,7 @@ final class EntryMonitor {
         wait.atMost(EtcdCalls.RETRY_PAUSE_NANOS).block(remaining -> {
             this.lock.lock();
             try {
-                this.resyncRequested = true;
+                this.readFailed = true;
                 long left = remaining;
                 while (left > 0 && this.lostReason == null) {
                     left = this.changed.awaitNanos(left);

@@ -2,11 +2,13 @@ package io.github.distlock.etcd;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.google.protobuf.ByteString;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
+import io.github.distlock.core.Wait;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,6 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * read, the watch, the session and the release sees it first.
  */
 class EntryMonitorTests {
+
+    private static final long SHORT = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private static final long LONG = TimeUnit.SECONDS.toNanos(30);
 
     private final AtomicBoolean sessionAlive = new AtomicBoolean(true);
 
@@ -101,6 +107,36 @@ class EntryMonitorTests {
         this.monitor.resync();
         this.monitor.deleted(holder, 6);
         assertThat(this.monitor.isOldestByWatch()).as("events may have been missed").isFalse();
+    }
+
+    /**
+     * A read retried after an attempt without an answer goes on (its first answer counts): that
+     * answer settles it. A flag left from the retry made the waiter read once more at once.
+     */
+    @Test
+    void aReadRetriedAfterAFailedAttemptAsksForNoFurtherReadOnceAnswered() throws Exception {
+        this.monitor.beginRead();
+        this.monitor.pauseBeforeReread(Wait.timeout(TimeUnit.MILLISECONDS.toNanos(10), false));
+        assertThat(this.monitor.awaitChange(Wait.timeout(SHORT, false), LONG)).as("read again").isTrue();
+        this.monitor.endRead(entry(key("a_1"), 5));
+        assertThat(this.monitor.awaitChange(Wait.timeout(SHORT, false), LONG)).as("read once more").isFalse();
+    }
+
+    @Test
+    void aHoldAfterARetriedReadNeedsNoVerification() throws Exception {
+        this.monitor.beginRead();
+        this.monitor.pauseBeforeReread(Wait.timeout(TimeUnit.MILLISECONDS.toNanos(10), false));
+        this.monitor.endRead(null);
+        assertThat(this.monitor.becomeHolder()).isEqualTo(EntryMonitor.Handover.HOLDING);
+    }
+
+    @Test
+    void aResyncDuringARetriedReadStillAsksForAnotherRead() throws Exception {
+        this.monitor.beginRead();
+        this.monitor.pauseBeforeReread(Wait.timeout(TimeUnit.MILLISECONDS.toNanos(10), false));
+        this.monitor.resync();
+        this.monitor.endRead(entry(key("a_1"), 5));
+        assertThat(this.monitor.awaitChange(Wait.timeout(SHORT, false), LONG)).isTrue();
     }
 
     private static ByteSequence key(String name) {
