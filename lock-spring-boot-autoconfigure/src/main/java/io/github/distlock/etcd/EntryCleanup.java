@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -24,10 +25,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Every removal of queue entries, in one place: entries whose acquisition gave up, releases etcd
- * did not confirm, lost holds, and ghosts (writes etcd applied after their acquisition had given
- * up). Deletes are retried in the background until etcd confirms or the entry's session ends (its
- * lease then takes the key with it), so no such entry delays the next waiter for long. Runs on
- * the maintenance thread and jetcd's threads; never blocks a caller.
+ * did not confirm, lost holds, and ghosts (write attempts etcd applied after their entry was
+ * deleted or given up). Deletes are retried in the background until etcd confirms or the entry's
+ * session ends (its lease then takes the key with it), so no such entry delays the next waiter
+ * for long. Runs on the maintenance thread and jetcd's threads; never blocks a caller.
  *
  * <p>Invariant: an entry's key is deleted only with a compare on the create revision it was
  * written at, or by key alone while its write has no answer (keys are unique per acquisition and
@@ -37,7 +38,8 @@ final class EntryCleanup {
 
     private static final Logger logger = LoggerFactory.getLogger(EntryCleanup.class);
 
-    private static final long GHOST_SWEEP_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(60);
+    /** How long the lease is swept after an entry write attempt failed: etcd may still apply it. */
+    static final long GHOST_SWEEP_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private static final long GHOST_SWEEP_PERIOD_MILLIS = 1_000;
 
@@ -61,6 +63,9 @@ final class EntryCleanup {
 
     private final AtomicBoolean ghostSweepScheduled = new AtomicBoolean();
 
+    /** Entry write attempts that no entry waits for any more and that have no answer yet. */
+    private final AtomicInteger unansweredWrites = new AtomicInteger();
+
     private volatile long sweepGhostsUntilNanos;
 
     EntryCleanup(Client client, EtcdKeyspace keyspace, SessionKeeper sessions, ScheduledExecutorService scheduler,
@@ -76,8 +81,9 @@ final class EntryCleanup {
     /**
      * Removes the entry of an acquisition that gave up, without blocking. A write whose outcome is
      * unknown may still be retried by the client, or applied by etcd after our delete: it is
-     * deleted now and again once the write settles, and the lease is swept for entries nobody owns.
-     * @param pendingWrite the entry's write while its outcome is unknown, else {@code null}
+     * deleted now and again once the write's first answer comes (its attempts without an answer
+     * are {@linkplain #followUnanswered followed} already).
+     * @param pendingWrite the first answer of the entry's write while it has none, else {@code null}
      */
     void giveUp(QueueEntry entry, @Nullable CompletableFuture<TxnResponse> pendingWrite) {
         if (!entry.isWritten()) {
@@ -86,7 +92,6 @@ final class EntryCleanup {
                 entry.sessionOver();
                 return;
             }
-            sweepForGhosts();
             deleteUntilGone(entry);
             pendingWrite.whenComplete((response, failure) -> {
                 if (failure == null) {
@@ -181,14 +186,60 @@ final class EntryCleanup {
     // ---- ghosts --------------------------------------------------------------------------------
 
     /**
-     * Deletes entries under the session lease that no acquisition owns: writes whose answer was
-     * lost and that etcd applied after the acquisition had given up and deleted its key (for
-     * example a deposed leader's proposal committed by its successor). Such a ghost would block
-     * the queue for as long as the session lives. Runs every second for a minute after each
-     * uncertain write; one lease read per run.
+     * Deletes the key that an attempt of {@code entry}'s write put at {@code revision}, after the
+     * entry had been written at another revision: etcd applied the attempt after the entry's key
+     * was deleted, so no acquisition owns it. The compare leaves any other write of the key alone.
+     */
+    void deleteLateWrite(QueueEntry entry, long revision) {
+        QueueEntry.deleteIfCreatedAt(this.client.getKVClient(), entry.key(), revision)
+            .whenComplete((response, failure) -> {
+                if (failure != null) {
+                    // The sweep deletes it once no registered entry has its key.
+                    sweepForGhosts();
+                }
+                else if (response.isSucceeded()) {
+                    logger.info("Deleted lock entry {}: an earlier attempt of its write was applied after the entry "
+                            + "was deleted (revision {})", entry.describeKey(), revision);
+                }
+            });
+    }
+
+    /**
+     * Follows an attempt of an entry write that its entry does not wait for any more (it was sent
+     * again, or the write ended without this attempt's answer): etcd may apply it at any time,
+     * also after the entry is gone. An answer is the entry's to judge; until one comes, the
+     * session lease is swept for ghosts, and for {@link #GHOST_SWEEP_WINDOW_NANOS a while} after
+     * the attempt failed (a member frozen with the request may still apply it).
+     */
+    void followUnanswered(CompletableFuture<TxnResponse> attempt) {
+        if (attempt.isDone() && !attempt.isCompletedExceptionally()) {
+            return;
+        }
+        this.unansweredWrites.incrementAndGet();
+        attempt.whenComplete((response, failure) -> {
+            // Rejected for an unknown lease: nothing was written.
+            if (failure != null && !EtcdCalls.isLeaseNotFound(failure)) {
+                sweepForGhosts();
+            }
+            // After the window was set, so that the sweep goes on without a gap.
+            this.unansweredWrites.decrementAndGet();
+        });
+        startGhostSweep();
+    }
+
+    /**
+     * Deletes entries under the session lease that no acquisition owns: write attempts etcd
+     * applied after their entry's key was deleted or given up (for example a frozen member's, or a
+     * deposed leader's proposal committed by its successor) and whose answer never came. Such a
+     * ghost would block the queue for as long as the session lives. Runs every second while an
+     * entry write attempt has no answer, and for a minute after this call; one lease read per run.
      */
     void sweepForGhosts() {
         this.sweepGhostsUntilNanos = System.nanoTime() + GHOST_SWEEP_WINDOW_NANOS;
+        startGhostSweep();
+    }
+
+    private void startGhostSweep() {
         if (this.ghostSweepScheduled.compareAndSet(false, true)) {
             scheduleGhostSweep();
         }
@@ -217,7 +268,7 @@ final class EntryCleanup {
                 return;
             }
             this.ghostSweepScheduled.set(false);
-            // An uncertain write may have come between the check and the reset.
+            // An unanswered write may have come between the check and the reset.
             if (sweepWanted() && this.ghostSweepScheduled.compareAndSet(false, true)) {
                 scheduleGhostSweep();
             }
@@ -225,7 +276,8 @@ final class EntryCleanup {
     }
 
     private boolean sweepWanted() {
-        return !this.sessions.isClosed() && System.nanoTime() - this.sweepGhostsUntilNanos < 0;
+        return !this.sessions.isClosed()
+                && (this.unansweredWrites.get() > 0 || System.nanoTime() - this.sweepGhostsUntilNanos < 0);
     }
 
     private void deleteUnowned(List<ByteSequence> storedKeys, long leaseId) {
@@ -257,7 +309,7 @@ final class EntryCleanup {
         if (isOwned(kv.getKey(), kv.getCreateRevision())) {
             return;
         }
-        logger.warn("Deleting orphaned lock entry {}: its write was applied after its acquisition gave up",
+        logger.warn("Deleting orphaned lock entry {}: a write of it was applied after its acquisition ended",
                 LockKeys.abbreviate(EtcdKeyspace.text(kv.getKey())));
         QueueEntry.deleteIfCreatedAt(this.client.getKVClient(), kv.getKey(), kv.getCreateRevision());
     }

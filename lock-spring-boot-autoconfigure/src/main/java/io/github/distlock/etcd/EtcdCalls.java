@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
@@ -72,10 +73,22 @@ final class EtcdCalls {
 
         private final CompletableFuture<T> firstAnswer = new CompletableFuture<>();
 
+        private final BiConsumer<T, T> laterAnswer;
+
         /** What the sender of the newest attempt waits on. */
         private volatile CompletableFuture<T> newest = new CompletableFuture<>();
 
         Attempts() {
+            this((later, first) -> {
+            });
+        }
+
+        /**
+         * @param laterAnswer told of each answer that came after the first: that answer, then the
+         * first; on the thread that completed the attempt
+         */
+        Attempts(BiConsumer<T, T> laterAnswer) {
+            this.laterAnswer = laterAnswer;
             this.firstAnswer.thenAccept((answer) -> this.newest.complete(answer));
         }
 
@@ -95,7 +108,9 @@ final class EtcdCalls {
                     answer.completeExceptionally(failure);
                     return;
                 }
-                this.firstAnswer.complete(response);
+                if (!this.firstAnswer.complete(response)) {
+                    this.laterAnswer.accept(response, this.firstAnswer.join());
+                }
                 answer.complete(this.firstAnswer.join());
             });
             return answer;

@@ -372,27 +372,45 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
      *
      * <p>Invariant: the put is conditional on the key not existing, and the key is this
      * acquisition's alone (the slot is never reused once the write was sent twice), so however
-     * many attempts etcd applies, the entry is written at most once while it lives; an attempt
-     * applied after the entry was deleted leaves a key with our lease that nobody owns, which the
-     * {@linkplain EntryCleanup#sweepForGhosts() ghost sweep} deletes.
+     * many attempts etcd applies, the entry is written at most once while it lives. An attempt
+     * applied after the entry was deleted writes a key with our lease that nobody owns: it is
+     * deleted when its answer comes ({@link #lateWriteAnswered}), and the session lease is
+     * {@linkplain EntryCleanup#followUnanswered swept} while an attempt has no answer.
      */
     private TxnResponse writeEntry(Wait attempt) throws StoreUnavailableException, InterruptedException {
-        EtcdCalls.Attempts<TxnResponse> attempts = new EtcdCalls.Attempts<>();
+        EtcdCalls.Attempts<TxnResponse> attempts = new EtcdCalls.Attempts<>(this::lateWriteAnswered);
         this.write = attempts.firstAnswer();
         while (true) {
-            CompletableFuture<TxnResponse> answer = attempts.send(entryWrite());
+            CompletableFuture<TxnResponse> sent = entryWrite();
             Wait slice = attempt.atMost(this.store.idempotentAttemptNanos());
             boolean boundByAttempt = slice.deadlineNanos() == attempt.deadlineNanos();
             try {
-                return EtcdCalls.await(answer, slice, "lock entry write");
+                return EtcdCalls.await(attempts.send(sent), slice, "lock entry write");
             }
             catch (StoreUnavailableException ex) {
                 if (boundByAttempt || !(ex.getCause() instanceof TimeoutException)) {
                     throw ex;
                 }
-                // Its outcome is unknown: it may still be applied, even after the entry is gone.
                 this.sentTwice = true;
-                this.store.cleanup().sweepForGhosts();
+            }
+            finally {
+                // Unless it answered, it may still be applied, even after the entry is gone.
+                this.store.cleanup().followUnanswered(sent);
+            }
+        }
+    }
+
+    /**
+     * An attempt of the entry's write answered after another had. If it put the entry at another
+     * revision than the first answer says, etcd applied it after the entry's key was deleted (a
+     * release, a give-up, a loss): the key is nobody's and would hold up the queue while the
+     * session lives, so it goes at once.
+     */
+    private void lateWriteAnswered(TxnResponse late, TxnResponse first) {
+        if (late.isSucceeded()) {
+            long revision = writtenAt(late);
+            if (revision != writtenAt(first)) {
+                this.store.cleanup().deleteLateWrite(this, revision);
             }
         }
     }

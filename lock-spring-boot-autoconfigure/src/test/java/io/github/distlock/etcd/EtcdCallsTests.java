@@ -1,5 +1,7 @@
 package io.github.distlock.etcd;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
@@ -23,8 +25,10 @@ class EtcdCallsTests {
     }
 
     @Test
-    void everyAttemptAnswersWithTheFirstAnswer() {
-        EtcdCalls.Attempts<String> attempts = new EtcdCalls.Attempts<>();
+    void everyAttemptAnswersWithTheFirstAnswerAndLaterOnesAreTold() {
+        List<String> later = new ArrayList<>();
+        EtcdCalls.Attempts<String> attempts = new EtcdCalls.Attempts<>(
+                (late, first) -> later.add(late + " after " + first));
         CompletableFuture<String> first = new CompletableFuture<>();
         CompletableFuture<String> second = new CompletableFuture<>();
         CompletableFuture<String> firstsAnswer = attempts.send(first);
@@ -33,6 +37,7 @@ class EtcdCallsTests {
         assertThat(secondsAnswer).isCompletedWithValue("b");
         first.complete("a");
         assertThat(firstsAnswer).isCompletedWithValue("b");
+        assertThat(later).containsExactly("a after b");
         assertThat(attempts.send(new CompletableFuture<>())).as("sent after the first answer")
             .isCompletedWithValue("b");
     }

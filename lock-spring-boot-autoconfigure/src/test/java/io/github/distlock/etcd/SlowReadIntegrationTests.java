@@ -82,7 +82,7 @@ class SlowReadIntegrationTests {
         assertThat(unlockMillis).as("unlock, ms").isLessThan(4_000);
         assertThat(slow.getStatistics().getBackendErrors()).as("store errors").isZero();
         // A write attempt etcd applies after the release (each was sent again, and the slow link may
-        // deliver one late) leaves a key of the lease that the ghost sweep deletes within a second or so.
+        // deliver one late) leaves a key of the lease, deleted once its answer comes (or swept meanwhile).
         await().atMost(LONG).until(() -> observer.describeLock("released", 10).holder() == null);
     }
 
