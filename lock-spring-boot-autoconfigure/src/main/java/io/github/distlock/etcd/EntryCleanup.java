@@ -199,7 +199,7 @@ final class EntryCleanup {
                 }
                 else if (response.isSucceeded()) {
                     logger.info("Deleted lock entry {}: an earlier attempt of its write was applied after the entry "
-                            + "was deleted (revision {})", entry.describeKey(), revision);
+                            + "was deleted (revision {})", LockKeys.abbreviate(entry.describeKey()), revision);
                 }
             });
     }
