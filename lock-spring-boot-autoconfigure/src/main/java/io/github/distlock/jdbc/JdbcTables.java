@@ -116,8 +116,8 @@ final class JdbcTables {
 
     /**
      * PostgreSQL only (session id, session id, channel): {@link #deleteSession} as two statements
-     * sent at once, so one implicit transaction, which wakes the waiters behind the session's
-     * entries: the first takes the row locks of the keys the session has entries of, in one order
+     * sent at once, in one transaction at READ COMMITTED (see {@link #atReadCommitted}), which wakes
+     * the waiters behind the session's entries: the first takes the row locks of the keys the session has entries of, in one order
      * (so that two such deletions do not deadlock), so that the second sees every entry of those
      * keys committed before; the second deletes the session and, for each key whose oldest entry
      * was one of the session's, notifies the channel with the fence of the key's oldest entry of
@@ -230,9 +230,9 @@ final class JdbcTables {
         this.expiredSessions = "SELECT SESSION_ID FROM " + this.sessions + " WHERE EXPIRES_AT <= " + now + " LIMIT "
                 + SWEEP_BATCH;
         this.deleteSession = "DELETE FROM " + this.sessions + " WHERE SESSION_ID = ?";
-        this.deleteSessionAndNotify = dialect.hasNotifications() ? deleteSessionAndNotify("") : null;
+        this.deleteSessionAndNotify = dialect.hasNotifications() ? atReadCommitted(deleteSessionAndNotify("")) : null;
         this.deleteExpiredSessionAndNotify = dialect.hasNotifications()
-                ? deleteSessionAndNotify(" AND EXPIRES_AT <= " + now) : null;
+                ? atReadCommitted(deleteSessionAndNotify(" AND EXPIRES_AT <= " + now)) : null;
         String withoutEntries = " NOT EXISTS (SELECT 1 FROM " + this.entries + " e WHERE e.LOCK_ID = " + this.keys
                 + ".LOCK_ID)";
         this.idleKeys = "SELECT LOCK_ID FROM " + this.keys + " WHERE" + withoutEntries + " LIMIT " + SWEEP_BATCH;
