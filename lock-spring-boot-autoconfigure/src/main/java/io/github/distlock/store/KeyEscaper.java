@@ -1,5 +1,6 @@
 package io.github.distlock.store;
 
+import java.util.HexFormat;
 import java.util.function.IntPredicate;
 
 /**
@@ -9,6 +10,9 @@ import java.util.function.IntPredicate;
  * would turn into {@code ?}), like any character the store refuses, becomes {@code %uXXXX}.
  */
 public final class KeyEscaper {
+
+    /** Not String.format: a key near a store's size limit may have hundreds of thousands to escape. */
+    private static final HexFormat HEX = HexFormat.of().withUpperCase();
 
     private final String reserved;
 
@@ -46,10 +50,10 @@ public final class KeyEscaper {
         for (int i = 0; i < lockKey.length(); i++) {
             char c = lockKey.charAt(i);
             if (this.reserved.indexOf(c) >= 0) {
-                escaped.append('%').append(String.format("%02X", (int) c));
+                escaped.append('%').append(HEX.toHexDigits((byte) c));
             }
             else if (this.alsoEscaped.test(c)) {
-                escaped.append("%u").append(String.format("%04X", (int) c));
+                escaped.append("%u").append(HEX.toHexDigits((short) c));
             }
             else if (Character.isHighSurrogate(c) && i + 1 < lockKey.length()
                     && Character.isLowSurrogate(lockKey.charAt(i + 1))) {
@@ -57,7 +61,7 @@ public final class KeyEscaper {
             }
             else if (Character.isSurrogate(c)) {
                 // UTF-8 would turn a lone surrogate into '?': "a\uD800", "a\uDC00" and "a?" would share one lock.
-                escaped.append("%u").append(String.format("%04X", (int) c));
+                escaped.append("%u").append(HEX.toHexDigits((short) c));
             }
             else {
                 escaped.append(c);

@@ -27,6 +27,13 @@ class KeyEscaperTests {
     }
 
     @Test
+    void escapesAreUpperCaseHex() {
+        KeyEscaper escaper = new KeyEscaper("/{", c -> c == 0 || c == 0xfff0);
+        assertThat(escaper.escape("a/%{\u0000\ufff0\uD83D\uDD12\uDC00")).isEqualTo("a%2F%25%7B%u0000%uFFF0\uD83D\uDD12%uDC00");
+        assertThat(escaper.unescape(escaper.escape("a/%{\u0000\ufff0\uDC00"))).isEqualTo("a/%{\u0000\ufff0\uDC00");
+    }
+
+    @Test
     void logLinesShowTheStartAndTheLengthOfLongKeys() {
         assertThat(LockKeys.abbreviate("k".repeat(100))).isEqualTo("k".repeat(100));
         assertThat(LockKeys.abbreviate("k".repeat(2_000_000))).isEqualTo("k".repeat(100) + "...(2000000 chars)");
