@@ -17,6 +17,7 @@ import java.util.function.Consumer;
 
 import io.github.distlock.LocalHandoff;
 import io.github.distlock.store.DaemonThreads;
+import io.github.distlock.store.LockKeys;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
@@ -345,15 +346,17 @@ final class LocalHandoffs {
                 entry.discard();
             }
             else if (entry.release()) {
-                logger.debug("Released kept entry of lock '{}' (store fence {})", entry.lockKey(), entry.fence());
+                logger.debug("Released kept entry of lock '{}' (store fence {})", LockKeys.abbreviate(entry.lockKey()),
+                        entry.fence());
             }
         }
         catch (StoreUnavailableException ex) {
             logger.warn("Release of lock '{}' (store fence {}) not confirmed by {} ({}); retrying in the background",
-                    entry.lockKey(), entry.fence(), this.store.describe(), ex.getMessage());
+                    LockKeys.abbreviate(entry.lockKey()), entry.fence(), this.store.describe(), ex.getMessage());
         }
         catch (RuntimeException ex) {
-            logger.warn("Release of lock '{}' (store fence {}) failed", entry.lockKey(), entry.fence(), ex);
+            logger.warn("Release of lock '{}' (store fence {}) failed", LockKeys.abbreviate(entry.lockKey()), entry.fence(),
+                    ex);
         }
     }
 

@@ -168,7 +168,7 @@ public final class LockCore implements HoldLossListener {
                     acquired = true;
                     this.statistics.acquired();
                     if (logger.isDebugEnabled()) {
-                        logger.debug("Acquired lock '{}' with fence {} after {} ms{}", key, hold.fence,
+                        logger.debug("Acquired lock '{}' with fence {} after {} ms{}", LockKeys.abbreviate(key), hold.fence,
                                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
                                 (entry.ahead() != null) ? ", handed over by " + entry.ahead() : "");
                     }
@@ -292,7 +292,8 @@ public final class LockCore implements HoldLossListener {
                 if (this.store.isClosed()) {
                     throw failure(state.key, start, entry, "the lock registry was closed", null);
                 }
-                logger.debug("Entry for lock '{}' lost while waiting ({}); queueing again", state.key, ex.getMessage());
+                logger.debug("Entry for lock '{}' lost while waiting ({}); queueing again", LockKeys.abbreviate(state.key),
+                        ex.getMessage());
                 if (!ex.isSessionLost()) {
                     // The store answered (the entry was deleted): a later failure starts a new request timeout.
                     failingSince = 0;
@@ -438,8 +439,8 @@ public final class LockCore implements HoldLossListener {
             }
         }
         catch (StoreUnavailableException ex) {
-            logger.warn("Release of lock '{}' (fence {}) not confirmed by {} ({}); retrying in the background", key,
-                    hold.fence, this.store.describe(), ex.getMessage());
+            logger.warn("Release of lock '{}' (fence {}) not confirmed by {} ({}); retrying in the background",
+                    LockKeys.abbreviate(key), hold.fence, this.store.describe(), ex.getMessage());
         }
         finally {
             if (hold.passedGate()) {
@@ -465,7 +466,7 @@ public final class LockCore implements HoldLossListener {
             return Objects.requireNonNullElse(entry.lostReason(),
                     "the lock entry was already gone from " + this.store.describe());
         }
-        logger.debug("Released lock '{}' with fence {}", entry.lockKey(), fence);
+        logger.debug("Released lock '{}' with fence {}", LockKeys.abbreviate(entry.lockKey()), fence);
         return null;
     }
 
@@ -579,12 +580,13 @@ public final class LockCore implements HoldLossListener {
         }
         if (held) {
             this.statistics.holdLost();
-            logger.warn("Lock '{}' (fence {}) lost while held: {}", entry.lockKey(), fenceOf(entry), reason);
+            logger.warn("Lock '{}' (fence {}) lost while held: {}", LockKeys.abbreviate(entry.lockKey()), fenceOf(entry),
+                    reason);
         }
         else {
             this.statistics.keptEntryLost();
             logger.warn("Lock '{}' (store fence {}) lost while this process kept it between holds: {}",
-                    entry.lockKey(), entry.fence(), reason);
+                    LockKeys.abbreviate(entry.lockKey()), entry.fence(), reason);
         }
     }
 
