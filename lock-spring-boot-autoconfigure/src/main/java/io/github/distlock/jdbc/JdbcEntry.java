@@ -75,6 +75,8 @@ final class JdbcEntry extends AbstractStoreEntry {
     @Override
     public boolean acquire(Wait wait, Wait attempt)
             throws StoreUnavailableException, EntryLostException, InterruptedException {
+        // Its removal runs on another connection: this write could come first and queue behind it.
+        this.store.awaitGivenUp(this.lockId, attempt);
         this.store.track(this);
         if (isLost()) {
             // The session ended before the entry was written: writing it would leave it to nobody.

@@ -6,7 +6,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -56,6 +58,13 @@ final class JdbcEntryRemovals {
 
     private final AtomicBoolean sweeping = new AtomicBoolean();
 
+    /**
+     * Removals of given-up entries that the database has not confirmed yet, by lock id. They run on
+     * another connection than the process's next acquisition of the key, which could otherwise find
+     * its own leftover ahead of it (G8); that acquisition waits for them first, within its attempt.
+     */
+    private final Map<String, CompletableFuture<Void>> givenUp = new ConcurrentHashMap<>();
+
     /** When the next sweep also deletes idle keys: the first sweep does (nanoTime may be negative, so not 0). */
     private volatile long nextIdleKeySweep = System.nanoTime();
 
@@ -87,6 +96,11 @@ final class JdbcEntryRemovals {
     void removeBeforeReturning(JdbcEntry entry, Wait attempt) {
         this.pendingRemovals.incrementAndGet();
         CompletableFuture<Void> confirmed = new CompletableFuture<>();
+        // Invariant: a lock id maps to a future that completes once every give-up merged into it was
+        // confirmed, and is unmapped then unless a later give-up replaced it.
+        CompletableFuture<Void> tracked = this.givenUp.merge(entry.lockId, confirmed,
+                (earlier, later) -> CompletableFuture.allOf(earlier, later));
+        tracked.whenComplete((done, never) -> this.givenUp.remove(entry.lockId, tracked));
         removeAttempt(entry, confirmed, REMOVAL_RETRY_MILLIS);
         try {
             StoreCalls.await(confirmed, StoreCalls.giveUpConfirmation(attempt, this.calls.requestTimeoutNanos()),
@@ -94,6 +108,24 @@ final class JdbcEntryRemovals {
         }
         catch (StoreUnavailableException | InterruptedException ex) {
             logger.debug("Removal of lock entry {} not confirmed yet; retrying in the background", entry.fence());
+        }
+    }
+
+    /**
+     * Waits, within {@code attempt}, for the removals of this process's given-up entries of the key
+     * that the database has not confirmed yet (see {@link #givenUp}); goes on if they take longer.
+     */
+    void awaitGivenUp(String lockId, Wait attempt) {
+        CompletableFuture<Void> pending = this.givenUp.get(lockId);
+        if (pending == null) {
+            return;
+        }
+        try {
+            StoreCalls.await(pending.copy(), attempt.atMost(this.calls.requestTimeoutNanos()).interruptible(false),
+                    "Removing an earlier entry of the lock");
+        }
+        catch (StoreUnavailableException | InterruptedException ex) {
+            // Queues behind it: its removal goes on, and wakes this entry once done.
         }
     }
 

@@ -385,6 +385,11 @@ final class JdbcLockStore implements LockStore {
         this.removals.removeLater(entry);
     }
 
+    /** @see JdbcEntryRemovals#awaitGivenUp */
+    void awaitGivenUp(String lockId, Wait attempt) {
+        this.removals.awaitGivenUp(lockId, attempt);
+    }
+
     void removeBeforeReturning(JdbcEntry entry, Wait attempt) {
         this.removals.removeBeforeReturning(entry, attempt);
     }
