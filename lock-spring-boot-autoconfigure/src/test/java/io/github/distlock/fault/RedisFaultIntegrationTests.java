@@ -113,9 +113,8 @@ class RedisFaultIntegrationTests {
         FencedLock held = this.holder.obtain("late", true);
         held.lock();
         assertAGiveUpReturnsAtItsTimeoutWhileFrozen(this.waiter.obtain("late", true),
-                () -> this.waiter.getWaitingThreadCount() == 1, this.redis::pause);
-        this.redis.resume();
-        await().atMost(LONG).until(() -> this.holder.describeLock("late", 10).waiters().isEmpty());
+                () -> this.waiter.getWaitingThreadCount() == 1,
+                () -> this.holder.describeLock("late", 10).waiters().isEmpty(), this.redis::pause, this.redis::resume);
         held.unlock();
     }
 

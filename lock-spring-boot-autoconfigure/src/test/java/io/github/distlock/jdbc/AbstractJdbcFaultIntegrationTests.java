@@ -126,9 +126,9 @@ abstract class AbstractJdbcFaultIntegrationTests {
         FencedLock held = this.holder.obtain("late", true);
         held.lock();
         assertAGiveUpReturnsAtItsTimeoutWhileFrozen(this.waiter.obtain("late", true),
-                () -> this.waiter.getWaitingThreadCount() == 1, () -> server().pause());
-        server().resume();
-        await().atMost(LONG).until(() -> this.holder.describeLock("late", 10).waiters().isEmpty());
+                () -> this.waiter.getWaitingThreadCount() == 1,
+                () -> this.holder.describeLock("late", 10).waiters().isEmpty(), () -> server().pause(),
+                () -> server().resume());
         held.unlock();
     }
 

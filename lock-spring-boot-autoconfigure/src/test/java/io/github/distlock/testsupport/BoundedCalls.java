@@ -37,34 +37,51 @@ public final class BoundedCalls {
      * A timed wait that ends while the store is frozen returns at its timeout (#36, point 9): what its
      * give-up leaves in the store is removed in the background once the store answers, not waited for
      * past the wait. Before, a give-up waited up to half a second more for its removal's confirmation,
-     * so on a frozen store it always returned at least that late: the bound below.
+     * so on a frozen store it always returned at least that late: the bound below. The best of three
+     * rounds counts, so that one stall of a loaded machine does not fail the test.
      * @param waiting a lock of a key another process holds, with a request timeout of at least 2 s
      * @param queued whether the waiter's entry is written and waits behind the holder
+     * @param gone whether the waiter's entry was removed (once the store answers again)
      * @param freeze freezes the store
+     * @param thaw lets it run again
      */
     public static void assertAGiveUpReturnsAtItsTimeoutWhileFrozen(FencedLock waiting, BooleanSupplier queued,
-            Runnable freeze) throws Exception {
+            BooleanSupplier gone, Runnable freeze, Runnable thaw) throws Exception {
         Duration timeout = Duration.ofSeconds(2);
-        CompletableFuture<Duration> took = CompletableFuture.supplyAsync(() -> {
-            long start = System.nanoTime();
+        Duration best = null;
+        for (int round = 0; round < 3 && (best == null || best.compareTo(timeout.plusMillis(500)) >= 0); round++) {
+            CompletableFuture<Duration> took = CompletableFuture.supplyAsync(() -> timedTry(waiting, timeout));
+            await().atMost(Duration.ofSeconds(30)).until(queued::getAsBoolean);
+            freeze.run();
+            Duration elapsed;
             try {
-                if (waiting.tryLock(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                    waiting.unlock();
-                    throw new AssertionError("acquired a lock another process holds");
-                }
+                elapsed = took.get(30, TimeUnit.SECONDS);
             }
-            catch (LockAcquisitionException ex) {
-                // The store failed while the wait ended: as bounded as a timeout.
+            finally {
+                thaw.run();
             }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(ex);
-            }
-            return Duration.ofNanos(System.nanoTime() - start);
-        });
-        await().atMost(Duration.ofSeconds(30)).until(queued::getAsBoolean);
-        freeze.run();
-        assertThat(took.get(30, TimeUnit.SECONDS)).as("time the timed wait took on a frozen store")
+            await().atMost(Duration.ofSeconds(30)).until(gone::getAsBoolean);
+            best = (best == null || elapsed.compareTo(best) < 0) ? elapsed : best;
+        }
+        assertThat(best).as("time the timed wait took on a frozen store, best of up to three rounds")
             .isLessThan(timeout.plusMillis(500));
+    }
+
+    private static Duration timedTry(FencedLock waiting, Duration timeout) {
+        long start = System.nanoTime();
+        try {
+            if (waiting.tryLock(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                waiting.unlock();
+                throw new AssertionError("acquired a lock another process holds");
+            }
+        }
+        catch (LockAcquisitionException ex) {
+            // The store failed while the wait ended: as bounded as a timeout.
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
+        return Duration.ofNanos(System.nanoTime() - start);
     }
 }
