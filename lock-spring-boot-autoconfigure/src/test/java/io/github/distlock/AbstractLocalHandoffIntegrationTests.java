@@ -85,7 +85,7 @@ public abstract class AbstractLocalHandoffIntegrationTests {
      * shorter than the registries' renewal interval where the store tells it at once
      */
     protected Duration lossNotice() {
-        return LONG;
+        return Duration.ofSeconds(10);
     }
 
     /** @return whether a try-once of another process surely finds a lingering entry in its way */

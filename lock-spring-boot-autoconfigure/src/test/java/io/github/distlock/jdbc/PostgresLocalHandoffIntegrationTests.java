@@ -84,6 +84,12 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
         database.execute("DELETE FROM " + this.prefix + "ENTRY WHERE LOCK_ID = '" + JdbcTables.lockId(key) + "'");
     }
 
+    /** The database tells no one: the session's next renewal (a third of the default 10 s TTL) finds the entry gone. */
+    @Override
+    protected Duration lossNotice() {
+        return LONG;
+    }
+
     /** The fences of the key's entries: a new entry draws a new one. */
     @Override
     protected List<String> entries(String key) throws Exception {
