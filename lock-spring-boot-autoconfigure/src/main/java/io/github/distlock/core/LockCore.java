@@ -569,7 +569,8 @@ public final class LockCore implements HoldLossListener {
      * Reports a loss as a lost hold when a thread of the process had the entry, and otherwise as a
      * lost kept entry: no thread's critical section ended with it, but the store lost what the
      * process owned (an entry deleted behind its back, a failover, a restore, a lost session), which
-     * an operator must see; threads that took the entry since it vanished are told at their unlock.
+     * an operator must see. A thread that holds the entry when the loss is reported is told at its
+     * unlock; one that took it and unlocked before is not, and this count is what is left of it.
      */
     @Override
     public void holdLost(StoreEntry entry, String reason) {

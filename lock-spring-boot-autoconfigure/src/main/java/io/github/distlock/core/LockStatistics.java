@@ -62,7 +62,8 @@ public final class LockStatistics {
      * handoff or a linger, see {@link io.github.distlock.LocalHandoff}) and that ended while no
      * thread held them, without their release: deleted from the store behind the registry's back,
      * lost in a failover, or lost with the session. Not counted among {@link #getHoldsLost()}; a
-     * thread that took such an entry before the loss was known counts there when it unlocks.
+     * thread that holds the entry when the loss is reported counts there (one that took it and
+     * unlocked before the store reported the loss is not told: its hold counts here).
      */
     public long getKeptEntriesLost() {
         return this.keptEntriesLost.sum();

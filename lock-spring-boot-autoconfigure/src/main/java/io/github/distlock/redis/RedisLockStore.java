@@ -81,7 +81,7 @@ final class RedisLockStore implements LockStore {
 
     /** Why an entry is lost when a script dropped it from its queue (see {@link RedisScripts}). */
     static final String DROPPED_FROM_QUEUE = "its lock entry was gone from Redis when another entry reached the head "
-            + "of its queue (deleted behind the registry's back, or lost in a failover or a restart)";
+            + "of its queue (expired, deleted behind the registry's back, or lost in a failover or a restart)";
 
     /** A waiter checks its place at least this often, since pub/sub may drop a handover message. */
     private static final long MAX_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
