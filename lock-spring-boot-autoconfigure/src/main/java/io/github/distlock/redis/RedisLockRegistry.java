@@ -57,6 +57,9 @@ import org.jspecify.annotations.Nullable;
  * own command timeout; see {@link io.github.distlock.etcd.EtcdLockRegistry} for how timed and
  * untimed acquisitions treat failures. {@link #close()} removes this registry's entries, which
  * releases its locks; holds still open then report themselves lost. The client is not closed.
+ *
+ * <p><b>Redis 5.0 or later</b> is needed: each connection the registry opens checks the server's
+ * version, and connecting fails with a message naming it on an older server.
  */
 public final class RedisLockRegistry extends CoreLockRegistry implements AutoCloseable {
 

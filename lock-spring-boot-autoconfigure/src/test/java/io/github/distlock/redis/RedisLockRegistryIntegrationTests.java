@@ -163,6 +163,20 @@ class RedisLockRegistryIntegrationTests {
                     && frame.getMethodName().equals("awaitChange"));
     }
 
+    /** Every new pair of connections asks the server's version first; this server's passes the check. */
+    @Test
+    void connectingChecksTheServersVersion() throws Exception {
+        long before = redis.server().commandCalls("info");
+        this.outer = registry("version:", "checked");
+        this.outer.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+        // The read above counts once: the registry asked once more.
+        assertThat(redis.server().commandCalls("info")).as("INFO calls").isEqualTo(before + 2);
+        RedisVersion version = RedisConnection.checkVersion(raw.async(), LONG);
+        assertThat(version).isNotNull();
+        assertThat(version.isAtLeast(RedisVersion.MINIMUM)).as("%s is at least 5.0", version).isTrue();
+        assertThat(raw.sync().info("server")).contains("redis_version:" + version.text() + "\r\n");
+    }
+
     @Test
     void connectAfterCloseFailsInsteadOfThrowing() {
         RedisLockRegistry closed = registry("closed:", "closed");

@@ -238,6 +238,22 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * @param command a command name in lower case, e.g. {@code "info"}
+     * @return how many times the server ran it since it started, as {@code INFO commandstats} says
+     * (a call of this method counts as one {@code INFO} once it returned)
+     */
+    public long commandCalls(String command) {
+        String stats = command("INFO", "commandstats");
+        String field = "cmdstat_" + command + ":calls=";
+        for (String line : stats.split("\r\n")) {
+            if (line.startsWith(field)) {
+                return Long.parseLong(line.substring(field.length(), line.indexOf(',', field.length())));
+            }
+        }
+        return 0;
+    }
+
     private static @Nullable String readReply(InputStream in, String command) throws IOException {
         String line = readLine(in);
         char type = line.charAt(0);
