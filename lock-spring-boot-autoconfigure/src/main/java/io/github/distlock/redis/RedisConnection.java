@@ -18,6 +18,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -35,13 +36,17 @@ import org.slf4j.LoggerFactory;
 /**
  * The store's two connections on the application's Lettuce client (a {@link RedisClient}, also
  * for Sentinel, or a {@link RedisClusterClient}): one for commands, one subscribed to the
- * handover channel. Lettuce reconnects both and subscribes again by itself; messages published
- * meanwhile are lost, which waiters make up for by checking their place again, and holders by
- * assuming an entry was queued behind them, once Redis confirmed the new subscription. Each new
- * pair checks the server's version first ({@link RedisVersion}).
+ * handover channel. Lettuce reconnects both and subscribes again by itself after a reset; a pair
+ * that fell silent without one is {@link #replace replaced} by a new pair. Either way messages
+ * published meanwhile are lost, which waiters make up for by checking their place again, and
+ * holders by assuming an entry was queued behind them, once Redis confirmed the new subscription.
+ * Each new pair checks the server's version first ({@link RedisVersion}).
  *
- * <p>Invariant: at most one connection attempt runs at a time ({@link #connecting} is replaced
- * only under {@link #lock}); callers wait for it within their own bound, never Lettuce's.
+ * <p>Invariants: at most one connection attempt counts at a time ({@link #connecting} is replaced
+ * only under {@link #lock}); callers wait for it within their own bound, never Lettuce's; an
+ * attempt fails when it has not opened within its own bound, and a pair it opens later is closed,
+ * so that one attempt stuck in Lettuce (whose command timeout defaults to a minute) cannot keep
+ * the store from connecting again.
  */
 final class RedisConnection {
 
@@ -58,7 +63,12 @@ final class RedisConnection {
 
     private final Runnable subscribed;
 
+    private final Runnable opened;
+
     private final ExecutorService connector;
+
+    /** How long an attempt may take to open a pair before it counts as failed. */
+    private final long attemptTimeoutNanos;
 
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -66,20 +76,31 @@ final class RedisConnection {
 
     private long failedAt;
 
+    /**
+     * Set once a pair was open: the first confirmation of a later pair's subscription means that
+     * messages may have been lost, as a resubscription does.
+     */
+    private volatile boolean openedBefore;
+
     private volatile boolean closed;
 
     /**
      * @param messages told each message on the channel
      * @param subscribed told each time a subscription to the channel took effect (Redis confirmed
-     * it, also after Lettuce subscribed again on a reconnect): messages before it may have been lost
+     * it, also after Lettuce subscribed again on a reconnect, and on a pair that replaced another):
+     * messages before it may have been lost
+     * @param opened told each time a new pair is open, on a thread of {@code connector}
+     * @param attemptTimeoutNanos how long an attempt may take to open a pair
      */
     RedisConnection(AbstractRedisClient client, String channel, Consumer<String> messages, Runnable subscribed,
-            ExecutorService connector) {
+            Runnable opened, ExecutorService connector, long attemptTimeoutNanos) {
         this.client = client;
         this.channel = channel;
         this.messages = messages;
         this.subscribed = subscribed;
+        this.opened = opened;
         this.connector = connector;
+        this.attemptTimeoutNanos = attemptTimeoutNanos;
     }
 
     /** @return the connections, connecting first if there are none (a failed attempt is retried) */
@@ -87,25 +108,80 @@ final class RedisConnection {
         this.lock.lock();
         try {
             CompletableFuture<Connected> current = this.connecting;
-            if (current != null && (!current.isCompletedExceptionally()
-                    || System.nanoTime() - this.failedAt < RECONNECT_PAUSE_NANOS)) {
-                return current;
-            }
-            CompletableFuture<Connected> attempt = CompletableFuture.supplyAsync(this::open, this.connector);
-            attempt.whenComplete((connected, failure) -> {
-                if (failure != null) {
-                    this.failedAt = System.nanoTime();
-                }
-                else if (this.closed) {
-                    connected.close();
-                }
-            });
-            this.connecting = attempt;
-            return attempt;
+            return (current != null && !retryDue(current)) ? current : connect();
         }
         finally {
             this.lock.unlock();
         }
+    }
+
+    /** Connects again if the last attempt failed, not sooner than a pause after it; never starts the first attempt. */
+    void reconnectIfFailed() {
+        this.lock.lock();
+        try {
+            CompletableFuture<Connected> current = this.connecting;
+            if (current != null && retryDue(current) && !this.closed) {
+                connect();
+            }
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Closes {@code dead} and connects a new pair, unless {@code dead} was replaced already:
+     * Lettuce notices a connection that died without a reset only when the kernel gives up on it.
+     * Commands still waiting on {@code dead} fail; the new pair's subscription counts as a
+     * resubscription ({@link #subscribed}).
+     * @param dead a pair that answered no probe
+     */
+    void replace(Connected dead) {
+        this.lock.lock();
+        try {
+            if (this.closed || connectedOrNull() != dead) {
+                return;
+            }
+            dead.close();
+            connect();
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    private boolean retryDue(CompletableFuture<Connected> attempt) {
+        return attempt.isCompletedExceptionally() && System.nanoTime() - this.failedAt >= RECONNECT_PAUSE_NANOS;
+    }
+
+    /** Starts an attempt; the caller holds {@link #lock}. */
+    private CompletableFuture<Connected> connect() {
+        CompletableFuture<Connected> attempt = new CompletableFuture<>();
+        CompletableFuture.supplyAsync(this::open, this.connector).whenComplete((connected, failure) -> {
+            if (failure != null) {
+                attempt.completeExceptionally(failure);
+            }
+            else if (!attempt.complete(connected)) {
+                // Too late: the attempt failed meanwhile, and another may have opened a pair already.
+                connected.close();
+            }
+        });
+        CompletableFuture.delayedExecutor(this.attemptTimeoutNanos, TimeUnit.NANOSECONDS)
+            .execute(() -> attempt.completeExceptionally(new RedisConnectionException("the connections did not open "
+                    + "within " + Duration.ofNanos(this.attemptTimeoutNanos))));
+        attempt.whenComplete((connected, failure) -> {
+            if (failure != null) {
+                this.failedAt = System.nanoTime();
+            }
+            else if (this.closed) {
+                connected.close();
+            }
+            else {
+                this.opened.run();
+            }
+        });
+        this.connecting = attempt;
+        return attempt;
     }
 
     /** @return the connections if they are open, else {@code null} without starting an attempt */
@@ -133,7 +209,7 @@ final class RedisConnection {
                 checkVersion(async, commands.getTimeout());
                 pubSub = ((RedisClient) this.client).connectPubSub(StringCodec.UTF8);
             }
-            AtomicBoolean firstConfirmation = new AtomicBoolean(true);
+            AtomicBoolean firstConfirmation = new AtomicBoolean(!this.openedBefore);
             pubSub.addListener(new RedisPubSubAdapter<>() {
                 @Override
                 public void message(String channel, String message) {
@@ -145,13 +221,15 @@ final class RedisConnection {
                     // The first confirmation answers the subscribe below, which returns before any entry
                     // is written: nothing can have been missed. Lettuce tells listeners after it completed
                     // that command, so entries written meanwhile would wrongly count as queued behind.
-                    // Later confirmations follow a resubscribe after a reconnect.
+                    // Later confirmations follow a resubscribe after a reconnect, and every confirmation
+                    // of a pair that replaced another one counts: its entries may have missed messages.
                     if (!firstConfirmation.getAndSet(false)) {
                         RedisConnection.this.subscribed.run();
                     }
                 }
             });
             pubSub.sync().subscribe(this.channel);
+            this.openedBefore = true;
             return new Connected(commands, async, pubSub);
         }
         catch (RuntimeException ex) {
@@ -264,6 +342,17 @@ final class RedisConnection {
                 }
             });
             return result;
+        }
+
+        /**
+         * Sends {@code PING} on both connections (on a Cluster, to every primary).
+         * @return completes when every {@code PING} is answered, or fails with the first failure
+         */
+        CompletableFuture<Void> ping() {
+            CompletionStage<?> commands = (this.async instanceof RedisAdvancedClusterAsyncCommands<String,
+                    String> cluster) ? cluster.upstream().commands().ping() : this.async.ping();
+            return CompletableFuture.allOf(commands.toCompletableFuture(),
+                    this.pubSub.async().ping().toCompletableFuture());
         }
 
         /** Runs a script whose answer is an array (with {@link io.lettuce.core.codec.StringCodec}: strings and longs). */

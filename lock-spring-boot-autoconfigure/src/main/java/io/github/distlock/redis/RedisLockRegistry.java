@@ -55,7 +55,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Failures.</b> Every Redis call is bounded by the request timeout, whatever the client's
  * own command timeout; see {@link io.github.distlock.etcd.EtcdLockRegistry} for how timed and
- * untimed acquisitions treat failures. {@link #close()} removes this registry's entries, which
+ * untimed acquisitions treat failures. Both connections are probed with a {@code PING} every
+ * sixth of the TTL, and replaced when they do not answer within a sixth of the TTL (at most the
+ * request timeout): a connection that dies without a reset is replaced within a third of the TTL,
+ * in time for the renewals. {@link #close()} removes this registry's entries, which
  * releases its locks; holds still open then report themselves lost. The client is not closed.
  *
  * <p><b>Redis 5.0 or later</b> is needed: each connection the registry opens checks the server's

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -17,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -37,6 +39,7 @@ import io.github.distlock.store.StoreUnavailableException;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -50,6 +53,11 @@ import org.slf4j.LoggerFactory;
  * The Redis {@link LockStore}: a queue per key kept by {@link RedisScripts}, entries tied to a
  * {@link RedisSession} whose key and entry keys are renewed together every third of the lease
  * TTL on one maintenance thread, handovers published on one channel per namespace.
+ *
+ * <p>Both connections are probed with a {@code PING} every sixth of the TTL; a pair that answers
+ * none within the probe timeout (a sixth of the TTL, at most the request timeout) is replaced, so
+ * a connection that falls silent without a reset is replaced within a third of the TTL, and the
+ * renewal sent on the new pair at once still comes before the holds' deadlines.
  *
  * <p>Invariants: an entry is tracked (renewed, reachable by handover messages) from just before
  * its write until it ends; an entry or session is lost exactly when Redis says its key is gone or
@@ -94,6 +102,9 @@ final class RedisLockStore implements LockStore {
 
     private final long requestTimeoutNanos;
 
+    /** How long a probe of the connections waits for its answers; see {@link #probe()}. */
+    private final long probeTimeoutNanos;
+
     private final String ttlArgument;
 
     /** How long a removal's marker lives (see {@link RedisScripts#REMOVE}): milliseconds, as text. */
@@ -121,6 +132,9 @@ final class RedisLockStore implements LockStore {
     private final AtomicLong entrySequence = new AtomicLong();
 
     private final AtomicInteger pendingRemovals = new AtomicInteger();
+
+    /** Set while a probe waits for its answers, so that a slow answer does not pile up probes. */
+    private final AtomicBoolean probing = new AtomicBoolean();
 
     private final RedisConnectionStateListener reconnects = new RedisConnectionStateListener() {
         @Override
@@ -158,11 +172,15 @@ final class RedisLockStore implements LockStore {
         this.maintenance = Executors
             .newSingleThreadScheduledExecutor(DaemonThreads.named("distlock-redis-maintenance"));
         this.connector = Executors.newCachedThreadPool(DaemonThreads.numbered("distlock-redis-connect"));
+        // Opening a pair takes several calls (connecting, INFO, SUBSCRIBE): twice a call's bound.
         this.connection = new RedisConnection(client, keyspace.channel(), this::message, this::subscribed,
-                this.connector);
+                this::opened, this.connector, 2 * this.requestTimeoutNanos);
         client.addListener(this.reconnects);
         long renewalPeriod = Math.max(1, this.ttlNanos / 3);
         this.maintenance.scheduleWithFixedDelay(this::renew, renewalPeriod, renewalPeriod, TimeUnit.NANOSECONDS);
+        long probePeriod = Math.max(1, this.ttlNanos / 6);
+        this.probeTimeoutNanos = Math.min(probePeriod, this.requestTimeoutNanos);
+        this.maintenance.scheduleWithFixedDelay(this::probe, probePeriod, probePeriod, TimeUnit.NANOSECONDS);
     }
 
     // ---- entries -------------------------------------------------------------------------------
@@ -240,6 +258,67 @@ final class RedisLockStore implements LockStore {
      */
     private void subscribed() {
         this.entries.values().forEach(RedisEntry::messagesMayBeLost);
+    }
+
+    /**
+     * A new pair of connections is open: renews at once, since the pair it replaced may have
+     * failed renewals for up to a third of the TTL.
+     */
+    private void opened() {
+        try {
+            this.maintenance.execute(this::renew);
+        }
+        catch (RejectedExecutionException ex) {
+            // Closed meanwhile.
+        }
+    }
+
+    /**
+     * Sends a {@code PING} on both connections and replaces them if either is not answered within
+     * the probe timeout: Lettuce notices a connection that died without a reset (a NAT or firewall
+     * that forgot it, a host gone) only when the kernel gives up, minutes later, and until then
+     * handover messages stop and renewals fail. An error answer proves the connection alive.
+     * While there are holds to renew, connects again after a failed attempt without waiting for a
+     * caller to. Never throws.
+     */
+    private void probe() {
+        try {
+            Connected connected = this.connection.connectedOrNull();
+            if (connected == null) {
+                RedisSession current = this.session;
+                if (current != null && current.lostReason() == null) {
+                    this.connection.reconnectIfFailed();
+                }
+                return;
+            }
+            if (this.closed || !this.probing.compareAndSet(false, true)) {
+                return;
+            }
+            CompletableFuture<Void> answered;
+            try {
+                answered = connected.ping();
+            }
+            catch (RuntimeException ex) {
+                // Refused at once (a closed connection): as good as unanswered.
+                answered = CompletableFuture.failedFuture(ex);
+            }
+            answered.orTimeout(this.probeTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((pong, failure) -> {
+                Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
+                if (cause != null && !(cause instanceof RedisCommandExecutionException) && !this.closed) {
+                    this.statistics.backendError();
+                    logger.warn("The Redis lock registry's connections to {} did not answer a PING within {} ({}); "
+                            + "connecting again", this.where, Duration.ofNanos(this.probeTimeoutNanos),
+                            cause.toString());
+                    this.connection.replace(connected);
+                }
+                // Only now: a probe sent meanwhile on the pair being replaced would fail and report it twice.
+                this.probing.set(false);
+            });
+        }
+        catch (RuntimeException ex) {
+            // A throw would cancel the periodic task for good.
+            logger.warn("Probing the Redis connections to {} failed; trying again at the next tick", this.where, ex);
+        }
     }
 
     /**

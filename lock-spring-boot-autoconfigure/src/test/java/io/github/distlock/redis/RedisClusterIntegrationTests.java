@@ -15,6 +15,7 @@ import io.github.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.codec.StringCodec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -100,6 +101,28 @@ class RedisClusterIntegrationTests {
                     .isLessThan(PROMPT);
             }
             await().atMost(LONG).until(() -> holder.describeLocks(1000).locks().isEmpty());
+        }
+    }
+
+    /** The version check and the connection probe reach every primary, not only the node a client asks first. */
+    @Test
+    void theVersionCheckAndTheProbeReachEveryPrimary() throws Exception {
+        try (var commands = holderClient.connect(StringCodec.UTF8);
+                var pubSub = holderClient.connectPubSub(StringCodec.UTF8)) {
+            List<Long> infoBefore = nodes.stream().map(node -> node.commandCalls("info")).toList();
+            RedisVersion version = RedisConnection.checkVersion(commands.async(), LONG);
+            assertThat(version).isNotNull();
+            assertThat(version.isAtLeast(RedisVersion.MINIMUM)).as("%s is at least 5.0", version).isTrue();
+            List<Long> pingBefore = nodes.stream().map(node -> node.commandCalls("ping")).toList();
+            new RedisConnection.Connected(commands, commands.async(), pubSub).ping().get(LONG.toSeconds(),
+                    TimeUnit.SECONDS);
+            for (int i = 0; i < nodes.size(); i++) {
+                // Each read of the counts is an INFO of its own.
+                assertThat(nodes.get(i).commandCalls("info")).as("INFO calls on node %d", i)
+                    .isGreaterThanOrEqualTo(infoBefore.get(i) + 3);
+                assertThat(nodes.get(i).commandCalls("ping")).as("PING calls on node %d", i)
+                    .isGreaterThan(pingBefore.get(i));
+            }
         }
     }
 

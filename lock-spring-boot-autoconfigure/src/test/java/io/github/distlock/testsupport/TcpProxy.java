@@ -77,6 +77,11 @@ public final class TcpProxy implements AutoCloseable {
         return this.server.getLocalPort();
     }
 
+    /** @return how many connections the proxy has forwarded since it started (severed ones included) */
+    public long forwardedConnections() {
+        return this.accepted.get();
+    }
+
     /** The client URL of the proxy, for {@code Client.builder().endpoints(...)}. */
     public String endpoint() {
         return "http://127.0.0.1:" + this.server.getLocalPort();
