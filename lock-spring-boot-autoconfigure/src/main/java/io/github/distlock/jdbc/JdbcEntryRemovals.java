@@ -102,12 +102,9 @@ final class JdbcEntryRemovals {
                 (earlier, later) -> CompletableFuture.allOf(earlier, later));
         tracked.whenComplete((done, never) -> this.givenUp.remove(entry.lockId, tracked));
         removeAttempt(entry, confirmed, REMOVAL_RETRY_MILLIS);
-        try {
-            StoreCalls.await(confirmed, StoreCalls.giveUpConfirmation(attempt, this.calls.requestTimeoutNanos()),
-                    "Removing the lock entry");
-        }
-        catch (StoreUnavailableException | InterruptedException ex) {
-            logger.debug("Removal of lock entry {} not confirmed yet; retrying in the background", entry.fence());
+        if (!StoreCalls.awaitGiveUpConfirmation(confirmed, attempt, this.calls.requestTimeoutNanos())) {
+            logger.debug("Removal of lock entry {} not confirmed within the acquisition's bound; it goes on in the "
+                    + "background", entry.fence());
         }
     }
 

@@ -380,11 +380,9 @@ final class RedisLockStore implements LockStore {
             // Never connected, or reconnecting (Lettuce holds commands until then): no answer is coming soon.
             return;
         }
-        try {
-            StoreCalls.await(confirmed, StoreCalls.giveUpConfirmation(attempt, this.requestTimeoutNanos), "Removing the lock entry");
-        }
-        catch (StoreUnavailableException | InterruptedException ex) {
-            logger.debug("Removal of lock entry {} not confirmed yet; retrying in the background", entry.id);
+        if (!StoreCalls.awaitGiveUpConfirmation(confirmed, attempt, this.requestTimeoutNanos)) {
+            logger.debug("Removal of lock entry {} not confirmed within the acquisition's bound; it goes on in the "
+                    + "background", entry.id);
         }
     }
 

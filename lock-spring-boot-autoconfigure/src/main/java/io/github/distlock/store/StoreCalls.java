@@ -23,16 +23,24 @@ public final class StoreCalls {
     }
 
     /**
-     * The bound on waiting for the removal of a given-up entry: briefly, never past the request
+     * Waits for the removal of a given-up entry to be confirmed: briefly, never past the request
      * timeout, and never past {@code attempt}, so that a timed acquisition returns at its timeout
      * (and a try-once within its first attempt's bound) while the removal goes on in the background.
      * Interrupts do not end it: an acquisition that was interrupted keeps its interrupt status.
+     * @param removal completes when the store confirmed the removal
      * @param attempt the bound of the acquisition's attempt
      * @param requestTimeoutNanos the store's request timeout
-     * @return the wait
+     * @return whether the store confirmed within that bound; if not, the removal goes on
      */
-    public static Wait giveUpConfirmation(Wait attempt, long requestTimeoutNanos) {
-        return attempt.atMost(Math.min(requestTimeoutNanos, GIVE_UP_CONFIRM_NANOS)).interruptible(false);
+    public static boolean awaitGiveUpConfirmation(Future<?> removal, Wait attempt, long requestTimeoutNanos) {
+        try {
+            await(removal, attempt.atMost(Math.min(requestTimeoutNanos, GIVE_UP_CONFIRM_NANOS)).interruptible(false),
+                    "Removing the lock entry");
+            return true;
+        }
+        catch (StoreUnavailableException | InterruptedException ex) {
+            return false;
+        }
     }
 
     /**

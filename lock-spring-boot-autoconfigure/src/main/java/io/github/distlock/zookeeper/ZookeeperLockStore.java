@@ -507,13 +507,10 @@ final class ZookeeperLockStore implements LockStore {
      * its first attempt's bound).
      */
     void deleteBeforeReturning(String key, String path, Wait attempt) {
-        try {
-            StoreCalls.await(deleteGuaranteed(key, path).copy(), StoreCalls.giveUpConfirmation(attempt,
-                    this.requestTimeoutNanos), "Removing the lock entry");
-        }
-        catch (StoreUnavailableException | InterruptedException ex) {
-            logger.debug("Removal of lock entry {} not confirmed yet; Curator retries it in the background",
-                    LockKeys.abbreviate(path));
+        CompletableFuture<CuratorEvent> deleted = deleteGuaranteed(key, path).copy();
+        if (!StoreCalls.awaitGiveUpConfirmation(deleted, attempt, this.requestTimeoutNanos)) {
+            logger.debug("Removal of lock entry {} not confirmed within the acquisition's bound; Curator goes on with "
+                    + "it in the background", LockKeys.abbreviate(path));
         }
     }
 
