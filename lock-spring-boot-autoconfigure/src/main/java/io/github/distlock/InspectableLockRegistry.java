@@ -62,4 +62,18 @@ public interface InspectableLockRegistry extends LockRegistry {
 
     /** @return who this process is, as recorded with its holds */
     String getOwnerIdentity();
+
+    /**
+     * Tells {@code listener} of every hold of this registry that is lost from now on, including
+     * holds passed on between threads of the process and unlocked before the store reported their
+     * entry lost, which no {@code unlock()} could tell.
+     * @param listener called once per loss report; see {@link LockLossListener} for its thread
+     */
+    void addLossListener(LockLossListener listener);
+
+    /**
+     * @param listener a listener added before
+     * @return whether it was registered (and is no longer)
+     */
+    boolean removeLossListener(LockLossListener listener);
 }

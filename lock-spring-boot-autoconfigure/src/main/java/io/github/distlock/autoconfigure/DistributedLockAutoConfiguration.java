@@ -1,7 +1,12 @@
 package io.github.distlock.autoconfigure;
 
+import io.github.distlock.InspectableLockRegistry;
+import io.github.distlock.LockLossListener;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
 /**
@@ -41,6 +46,9 @@ import org.springframework.context.annotation.Import;
  * {@link DistributedLocksEndpointAutoConfiguration} adds the {@code distributedlocks} endpoint (off
  * by default), which shows holders and waiters, with Actuator.
  *
+ * <p>Every {@link LockLossListener} bean is told of the losses of every
+ * {@link InspectableLockRegistry} bean, the auto-configured one or the application's.
+ *
  * <p>A {@code LockRegistry} bean of the application replaces the auto-configured one, and a
  * jetcd {@code Client} bean the etcd client, a {@code CuratorFramework} bean the ZooKeeper one.
  * {@code distributed-lock.enabled=false} switches all of them off.
@@ -53,4 +61,14 @@ import org.springframework.context.annotation.Import;
         JdbcStoreConfiguration.class, InMemoryStoreConfiguration.class, DistributedLockAspectConfiguration.class })
 public final class DistributedLockAutoConfiguration {
 
+    /**
+     * Registers the listeners once every singleton exists, so that a listener may depend on the
+     * registry it listens to.
+     */
+    @Bean
+    SmartInitializingSingleton distributedLockLossListenerRegistration(
+            ObjectProvider<InspectableLockRegistry> registries, ObjectProvider<LockLossListener> listeners) {
+        return () -> registries.orderedStream()
+            .forEach((registry) -> listeners.orderedStream().forEach(registry::addLossListener));
+    }
 }

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import io.github.distlock.FencedLock;
 import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.LocalHandoff;
+import io.github.distlock.LockLossListener;
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.store.HoldLossListener;
@@ -119,6 +120,16 @@ public abstract class CoreLockRegistry implements InspectableLockRegistry {
     /** @return how unfair locks are shared among this process's threads without store round trips */
     public LocalHandoff getLocalHandoff() {
         return this.localHandoff;
+    }
+
+    @Override
+    public void addLossListener(LockLossListener listener) {
+        this.core.addLossListener(listener);
+    }
+
+    @Override
+    public boolean removeLossListener(LockLossListener listener) {
+        return this.core.removeLossListener(listener);
     }
 
     @Override

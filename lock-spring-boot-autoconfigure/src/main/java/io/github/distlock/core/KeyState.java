@@ -1,5 +1,6 @@
 package io.github.distlock.core;
 
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -44,6 +45,61 @@ final class KeyState {
 
         boolean passedGate() {
             return this.tenure != null;
+        }
+    }
+
+    /**
+     * When the holds of one unfair entry were unlocked while the process kept the entry: the
+     * store never saw those unlocks, so a loss of the entry that it reports later may have struck
+     * any of them that ended after the store last showed the entry present. Written by the thread
+     * holding the unfair gate; read once the loss is known, under this object's monitor, which
+     * every write precedes through the tenure's monitor (the keep that follows each write).
+     */
+    static final class KeptPasses {
+
+        /** The {@link System#nanoTime()} of each kept pass's unlock, by pass; grown as passes go. */
+        private long[] unlockedAt = new long[4];
+
+        /** The last pass whose hold was unlocked and kept, or -1. */
+        private int last = -1;
+
+        private boolean reported;
+
+        /** Called by the thread holding the unfair gate, before the entry is kept. */
+        void unlocked(int pass, long at) {
+            if (pass >= this.unlockedAt.length) {
+                this.unlockedAt = Arrays.copyOf(this.unlockedAt, Math.min(this.unlockedAt.length * 4, Fences.MAX_PASS + 1));
+            }
+            this.unlockedAt[pass] = at;
+            this.last = pass;
+        }
+
+        /**
+         * Answers once: the kept passes, up to {@code upTo}, unlocked at or after the store last
+         * showed the entry present.
+         * @param confirmedAt the entry's {@link StoreEntry#confirmedAt()}
+         * @param upTo the last pass to consider (a pass still held is told at its own unlock)
+         * @return their passes, or {@code null} if none or if answered before
+         */
+        synchronized @Nullable Range lostAfterUnlock(long confirmedAt, int upTo) {
+            int last = Math.min(upTo, this.last);
+            if (this.reported || last < 0) {
+                return null;
+            }
+            this.reported = true;
+            if (confirmedAt == StoreEntry.NEVER_CONFIRMED) {
+                return new Range(0, last);
+            }
+            int first = last + 1;
+            // Unlock times grow with the pass: the holds that ended before the confirmation are at the front.
+            while (first > 0 && this.unlockedAt[first - 1] - confirmedAt >= 0) {
+                first--;
+            }
+            return (first <= last) ? new Range(first, last) : null;
+        }
+
+        /** Passes {@code first} to {@code last}, both included. */
+        record Range(int first, int last) {
         }
     }
 
@@ -100,6 +156,9 @@ final class KeyState {
 
         /** The local handoff number of the current or last hold. */
         int pass;
+
+        /** When the holds of this tenure were unlocked while the entry was kept. */
+        final KeptPasses keptPasses = new KeptPasses();
 
         /** While kept without a holder: whether it lingers (no local waiter) rather than awaits a local taker. */
         boolean lingering;

@@ -1,6 +1,8 @@
 package io.github.distlock.core;
 
 import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
@@ -67,6 +69,8 @@ final class LocalHandoffs {
 
     private final Consumer<KeyState> releaseState;
 
+    private final LostPasses lostPasses;
+
     private final AtomicBoolean lingerUnsupportedLogged = new AtomicBoolean();
 
     /**
@@ -78,17 +82,41 @@ final class LocalHandoffs {
             Collections.synchronizedMap(new WeakHashMap<>()));
 
     /**
+     * Entries given back to a store that did not confirm the release, with their kept passes: a
+     * loss the store reports later (the release retried in the background found the entry gone)
+     * is a loss of those passes, though the key may be on a new tenure by then. Weak, as above;
+     * the passes do not refer to the entry.
+     */
+    private final Map<StoreEntry, KeyState.KeptPasses> givenBackUnconfirmed = Collections.synchronizedMap(
+            new WeakHashMap<>());
+
+    /** Tells of holds that were passed on and unlocked on an entry that the store may have lost meanwhile. */
+    @FunctionalInterface
+    interface LostPasses {
+
+        /**
+         * @param entry the lost entry
+         * @param first the first lost pass
+         * @param last the last lost pass
+         * @param reason why the store no longer has it
+         */
+        void lost(StoreEntry entry, int first, int last, String reason);
+    }
+
+    /**
      * @param store the store the entries belong to
      * @param settings when to keep entries
      * @param releaseState drops the reference a kept entry held on its key state
+     * @param lostPasses told of holds passed on and unlocked that a lost entry may no longer have backed
      */
-    LocalHandoffs(LockStore store, LocalHandoff settings, Consumer<KeyState> releaseState) {
+    LocalHandoffs(LockStore store, LocalHandoff settings, Consumer<KeyState> releaseState, LostPasses lostPasses) {
         this.store = store;
         // Named after the store's namespace, so that a thread dump tells whose releases wait.
         this.releases = releases(store.namespace());
         this.windowNanos = settings.window().toNanos();
         this.lingerNanos = settings.linger().toNanos();
         this.releaseState = releaseState;
+        this.lostPasses = lostPasses;
     }
 
     private boolean enabled() {
@@ -126,8 +154,9 @@ final class LocalHandoffs {
         // The taker is a user of the state itself: the kept entry's reference goes.
         this.releaseState.accept(state);
         if (!alive) {
-            // Lost while no thread held it: nobody to tell, only what is left to remove.
+            // Lost while no thread held it: no thread holds it to tell, but those that held it may have lost it.
             droppedWithoutHolder(kept);
+            reportLostPasses(kept.entry, kept.keptPasses, Fences.MAX_PASS);
             kept.entry.discard();
             return null;
         }
@@ -166,6 +195,7 @@ final class LocalHandoffs {
             tenure.lingering = true;
             tenure.keptUntil = now + this.lingerNanos;
         }
+        tenure.keptPasses.unlocked(tenure.pass, now);
         // Asked outside the tenure's monitor: some stores notice a loss when asked, and report it then.
         if (!tenure.keepIfAlive(tenure.entry.lostReason() != null)) {
             return false;
@@ -195,19 +225,43 @@ final class LocalHandoffs {
      * Tells a loss that the store reports for {@code entry} apart from a lost hold: an unfair
      * entry that the process keeps with no thread holding it (it is dropped at once rather than
      * when its time is up), or that it is giving back, was not held.
+     * Holds that the process passed on and that were unlocked on an entry it no longer keeps are
+     * reported as lost here if no one did before.
      * @return whether a thread of the process had the entry, so that the loss is a lost hold
      */
     boolean isHoldLoss(@Nullable KeyState state, StoreEntry entry) {
         KeyState.Tenure tenure = (state != null) ? state.tenure : null;
         if (tenure == null || tenure.entry != entry) {
             // Looked at after the tenure: an entry is remembered before its key's next tenure starts.
+            KeyState.KeptPasses givenBack = this.givenBackUnconfirmed.remove(entry);
+            if (givenBack != null) {
+                reportLostPasses(entry, givenBack, Fences.MAX_PASS);
+                return false;
+            }
             return !this.droppedBeforeReport.remove(entry);
         }
         KeyState.Tenure.Status status = tenure.lost();
         if (status == KeyState.Tenure.Status.KEPT) {
+            // The check gives it back and reports the passes.
             submitCheck(state);
         }
+        else if (status == KeyState.Tenure.Status.ENDED) {
+            this.givenBackUnconfirmed.remove(entry);
+            reportLostPasses(entry, tenure.keptPasses, Fences.MAX_PASS);
+        }
         return status == KeyState.Tenure.Status.HELD;
+    }
+
+    /**
+     * Reports the holds of an entry known lost that were passed on and unlocked, up to
+     * {@code upTo}, and that the store may have lost before their unlock; once per entry.
+     */
+    void reportLostPasses(StoreEntry entry, KeyState.KeptPasses passes, int upTo) {
+        KeyState.KeptPasses.Range lost = passes.lostAfterUnlock(entry.confirmedAt(), upTo);
+        if (lost != null) {
+            this.lostPasses.lost(entry, lost.first(), lost.last(),
+                    Objects.requireNonNullElse(entry.lostReason(), "its lock entry was lost"));
+        }
     }
 
     /**
@@ -316,11 +370,15 @@ final class LocalHandoffs {
     private void giveBack(KeyState state, KeyState.Tenure kept) {
         // Ended before the release, so that a loss the release finds is not reported as a lost hold.
         kept.end();
-        releaseToStore(kept.entry);
+        boolean confirmed = releaseToStore(kept.entry);
         // Looked at after the release: the entry has ended, so its lost reason is final. A loss set
         // during the release is reported after it, perhaps once the key's state is gone.
         if (kept.entry.lostReason() != null) {
             droppedWithoutHolder(kept);
+            reportLostPasses(kept.entry, kept.keptPasses, Fences.MAX_PASS);
+        }
+        else if (!confirmed) {
+            this.givenBackUnconfirmed.put(kept.entry, kept.keptPasses);
         }
         state.kept = null;
         kept.givenBack();
@@ -336,10 +394,11 @@ final class LocalHandoffs {
         }
     }
 
-    private void releaseToStore(StoreEntry entry) {
+    /** @return false if the store did not confirm the release, which it then retries in the background */
+    private boolean releaseToStore(StoreEntry entry) {
         if (this.store.isClosed()) {
             // Closing the store removed the registry's entries.
-            return;
+            return true;
         }
         try {
             if (entry.lostReason() != null) {
@@ -353,11 +412,14 @@ final class LocalHandoffs {
         catch (StoreUnavailableException ex) {
             logger.warn("Release of lock '{}' (store fence {}) not confirmed by {} ({}); retrying in the background",
                     LockKeys.abbreviate(entry.lockKey()), entry.fence(), this.store.describe(), ex.getMessage());
+            return false;
         }
         catch (RuntimeException ex) {
             logger.warn("Release of lock '{}' (store fence {}) failed", LockKeys.abbreviate(entry.lockKey()), entry.fence(),
                     ex);
+            return false;
         }
+        return true;
     }
 
     private static ScheduledExecutorService timer() {

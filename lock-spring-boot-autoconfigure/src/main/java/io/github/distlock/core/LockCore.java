@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -15,6 +16,8 @@ import java.util.concurrent.TimeoutException;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockLoss;
+import io.github.distlock.LockLossListener;
 import io.github.distlock.LockLostException;
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
@@ -59,6 +62,8 @@ public final class LockCore implements HoldLossListener {
 
     private final LocalHandoffs handoffs;
 
+    private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
+
     /*
      * Invariant: a key is mapped while its users count is positive; users counts the threads that
      * hold the key or are acquiring it (a reentrant hold counts once) and changes only inside
@@ -77,7 +82,7 @@ public final class LockCore implements HoldLossListener {
         this.store = store;
         this.statistics = statistics;
         this.ownerIdentity = ownerIdentity;
-        this.handoffs = new LocalHandoffs(store, localHandoff, this::releaseState);
+        this.handoffs = new LocalHandoffs(store, localHandoff, this::releaseState, this::passesLost);
     }
 
     /**
@@ -436,6 +441,10 @@ public final class LockCore implements HoldLossListener {
             kept = hold.tenure != null && this.handoffs.keep(state, hold.tenure);
             if (!kept) {
                 lost = releaseToStore(entry, hold.fence);
+                if (lost != null && hold.tenure != null) {
+                    // Still under the gate: the holds passed on before this one may have been lost too.
+                    this.handoffs.reportLostPasses(entry, hold.tenure.keptPasses, Fences.pass(hold.fence) - 1);
+                }
             }
         }
         catch (StoreUnavailableException ex) {
@@ -570,7 +579,7 @@ public final class LockCore implements HoldLossListener {
      * lost kept entry: no thread's critical section ended with it, but the store lost what the
      * process owned (an entry deleted behind its back, a failover, a restore, a lost session), which
      * an operator must see. A thread that holds the entry when the loss is reported is told at its
-     * unlock; one that took it and unlocked before is not, and this count is what is left of it.
+     * unlock; the threads that took it and unlocked before are told through {@link #passesLost}.
      */
     @Override
     public void holdLost(StoreEntry entry, String reason) {
@@ -580,15 +589,64 @@ public final class LockCore implements HoldLossListener {
             return;
         }
         if (held) {
+            long fence = fenceOf(entry);
             this.statistics.holdLost();
-            logger.warn("Lock '{}' (fence {}) lost while held: {}", LockKeys.abbreviate(entry.lockKey()), fenceOf(entry),
-                    reason);
+            logger.warn("Lock '{}' (fence {}) lost while held: {}", LockKeys.abbreviate(entry.lockKey()), fence, reason);
+            tellLossListeners(new LockLoss(entry.lockKey(), fence, fence, 1, false, reason));
         }
         else {
             this.statistics.keptEntryLost();
             logger.warn("Lock '{}' (store fence {}) lost while this process kept it between holds: {}",
                     LockKeys.abbreviate(entry.lockKey()), entry.fence(), reason);
         }
+    }
+
+    /**
+     * Holds that threads of the process took over from one another on one entry and unlocked, with
+     * no store call, and that the store may have stopped backing before their unlock: it lost the
+     * entry later and last showed it present before they ended. No unlock told their threads, so
+     * they count as lost holds and go to the listeners.
+     */
+    private void passesLost(StoreEntry entry, int first, int last, String reason) {
+        if (this.store.isClosed()) {
+            return;
+        }
+        int holds = last - first + 1;
+        this.statistics.holdsLost(holds);
+        long firstFence = Fences.of(entry.fence(), first);
+        long lastFence = Fences.of(entry.fence(), last);
+        logger.warn("Lock '{}': {} hold(s) passed on within this process and unlocked (fences {} to {}) may have "
+                + "overlapped another holder: the store lost their entry after it last confirmed it, before they "
+                + "ended ({})", LockKeys.abbreviate(entry.lockKey()), holds, firstFence, lastFence, reason);
+        tellLossListeners(new LockLoss(entry.lockKey(), firstFence, lastFence, holds, true, reason));
+    }
+
+    private void tellLossListeners(LockLoss loss) {
+        for (LockLossListener listener : this.lossListeners) {
+            try {
+                listener.lockLost(loss);
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Lock loss listener {} failed on the loss of lock '{}'", listener,
+                        LockKeys.abbreviate(loss.key()), ex);
+            }
+        }
+    }
+
+    /**
+     * @param listener told of every loss from now on
+     * @see io.github.distlock.InspectableLockRegistry#addLossListener
+     */
+    public void addLossListener(LockLossListener listener) {
+        this.lossListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * @param listener a listener added before
+     * @return whether it was registered
+     */
+    public boolean removeLossListener(LockLossListener listener) {
+        return this.lossListeners.remove(listener);
     }
 
     /**

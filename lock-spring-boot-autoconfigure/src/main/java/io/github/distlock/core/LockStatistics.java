@@ -52,7 +52,12 @@ public final class LockStatistics {
         return this.failed.sum();
     }
 
-    /** @return holds that ended without their holder's unlock: lease lost or entry deleted */
+    /**
+     * @return holds that the store stopped backing before their unlock (lease lost, entry deleted,
+     * lost in a failover), as reported to {@link io.github.distlock.LockLossListener}s: those held
+     * when the loss was reported, and those passed on between this process's threads and unlocked
+     * after the store last confirmed their entry
+     */
     public long getHoldsLost() {
         return this.holdsLost.sum();
     }
@@ -61,9 +66,8 @@ public final class LockStatistics {
      * @return unfair store entries that this process kept between the holds of its threads (a local
      * handoff or a linger, see {@link io.github.distlock.LocalHandoff}) and that ended while no
      * thread held them, without their release: deleted from the store behind the registry's back,
-     * lost in a failover, or lost with the session. Not counted among {@link #getHoldsLost()}; a
-     * thread that holds the entry when the loss is reported counts there (one that took it and
-     * unlocked before the store reported the loss is not told: its hold counts here).
+     * lost in a failover, or lost with the session. The holds passed on it that the loss may have
+     * struck count among {@link #getHoldsLost()}; the entry counts here.
      */
     public long getKeptEntriesLost() {
         return this.keptEntriesLost.sum();
@@ -131,6 +135,11 @@ public final class LockStatistics {
         /** Counts a hold that ended without its holder's unlock. */
         public void holdLost() {
             this.statistics.holdsLost.increment();
+        }
+
+        /** @param holds how many holds a loss struck after their unlock */
+        void holdsLost(int holds) {
+            this.statistics.holdsLost.add(holds);
         }
 
         /** Counts an entry kept between holds that ended while no thread held it, without its release. */

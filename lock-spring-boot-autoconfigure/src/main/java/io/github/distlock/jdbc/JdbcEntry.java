@@ -51,6 +51,9 @@ final class JdbcEntry extends AbstractStoreEntry {
     /** When the write was sent ({@link System#nanoTime()}): it commits after this. */
     private volatile long writeSentAt;
 
+    /** The send of the write, then of the latest renewal whose read found the entry's row. */
+    private volatile long confirmedAt;
+
     /** When to read the head of the queue again; guarded by the lock. */
     private long checkAt;
 
@@ -85,6 +88,7 @@ final class JdbcEntry extends AbstractStoreEntry {
         }
         JdbcLockStore.Head head;
         this.writeSentAt = System.nanoTime();
+        this.confirmedAt = this.writeSentAt;
         try {
             head = this.store.enqueue(this, attempt);
         }
@@ -331,6 +335,18 @@ final class JdbcEntry extends AbstractStoreEntry {
 
     long writeSentAt() {
         return this.writeSentAt;
+    }
+
+    /** A renewal sent at {@code sentAt} read the entry's row. */
+    void found(long sentAt) {
+        if (sentAt - this.confirmedAt > 0) {
+            this.confirmedAt = sentAt;
+        }
+    }
+
+    @Override
+    public long confirmedAt() {
+        return this.confirmedAt;
     }
 
     /**

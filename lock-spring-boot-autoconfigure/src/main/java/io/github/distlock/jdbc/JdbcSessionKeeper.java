@@ -231,7 +231,13 @@ final class JdbcSessionKeeper {
             current.renewed(sentAt);
             for (JdbcEntry entry : current.entries) {
                 // Only entries whose write had committed before the read was sent can be missing from it.
-                if (entry.isWritten() && entry.writtenAt() - sentAt < 0 && !present.get().containsKey(entry.fence())) {
+                if (!entry.isWritten() || entry.writtenAt() - sentAt >= 0) {
+                    continue;
+                }
+                if (present.get().containsKey(entry.fence())) {
+                    entry.found(sentAt);
+                }
+                else {
                     entry.lose("its lock entry was gone from the database (deleted)", false);
                 }
             }

@@ -339,6 +339,12 @@ final class RedisEntry extends AbstractStoreEntry {
         return this.renewedAt;
     }
 
+    /** The send of the write, then of the latest renewal that found the entry in the queue with its liveness key. */
+    @Override
+    public long confirmedAt() {
+        return this.renewedAt;
+    }
+
     /** @return whether the entry was written, so that it has a liveness key to renew */
     boolean isWritten() {
         return this.fence != 0;

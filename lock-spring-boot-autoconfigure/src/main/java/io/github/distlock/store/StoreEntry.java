@@ -60,6 +60,23 @@ public interface StoreEntry {
     /** Drops a lost hold: removes what may be left of the entry, in the background. */
     void discard();
 
+    /** What {@link #confirmedAt()} answers for a store that confirms an entry only by writing it. */
+    long NEVER_CONFIRMED = Long.MIN_VALUE;
+
+    /**
+     * When the store last showed the held entry present, as a {@link System#nanoTime()}: the send
+     * time of the latest request whose answer found it (a renewal that checks its entries, for
+     * example). If the entry vanished from the store, it vanished after this. The core reports the
+     * holds it passed on locally and that were unlocked at or after this time as lost, once it
+     * learns the entry is gone; so a store that answers later than the truth would hide lost
+     * holds, and one that answers earlier only reports more of them.
+     * @return that time, or {@link #NEVER_CONFIRMED} if the store confirms an entry only by
+     * writing it: every hold passed on it then counts as lost when it is lost
+     */
+    default long confirmedAt() {
+        return NEVER_CONFIRMED;
+    }
+
     /**
      * Asks to be told when another entry of the key, of any process, is queued behind this held
      * entry, as far as the store learns it without a round trip (a watch event, a local queue).

@@ -8,6 +8,7 @@ import io.etcd.jetcd.Client;
 import io.github.distlock.InMemoryLockRegistry;
 import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockContext;
+import io.github.distlock.LockLossListener;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.annotation.DistributedLock;
 import io.github.distlock.aop.DistributedLockAdvisor;
@@ -62,6 +63,21 @@ class DistributedLockAutoConfigurationTests {
             assertThat(properties.getEtcd().getConnectTimeout()).isEqualTo(Duration.ofSeconds(5));
             assertThat(properties.getEtcd().getRequestTimeout()).isEqualTo(Duration.ofSeconds(5));
         });
+    }
+
+    @Test
+    void lockLossListenerBeansAreRegisteredWithTheRegistry() {
+        LockLossListener first = (loss) -> { };
+        LockLossListener second = (loss) -> { };
+        this.contextRunner.withPropertyValues("distributed-lock.store=in-memory")
+            .withBean("first", LockLossListener.class, () -> first)
+            .withBean("second", LockLossListener.class, () -> second)
+            .run((context) -> {
+                InMemoryLockRegistry registry = context.getBean(InMemoryLockRegistry.class);
+                assertThat(registry.removeLossListener(first)).as("first registered").isTrue();
+                assertThat(registry.removeLossListener(second)).as("second registered").isTrue();
+                assertThat(registry.removeLossListener(second)).as("registered once").isFalse();
+            });
     }
 
     @Test

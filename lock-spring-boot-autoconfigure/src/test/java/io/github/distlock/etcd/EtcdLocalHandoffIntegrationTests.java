@@ -130,7 +130,7 @@ class EtcdLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrationTe
     }
 
     @Test
-    void aKeptEntryLostWithItsSessionIsNotAHoldLost() throws Exception {
+    void aKeptEntryLostWithItsSessionIsNotAHeldHoldLost() throws Exception {
         EtcdLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
         FencedLock lock = registry.obtain(this.key);
         lock.lock();
@@ -146,7 +146,9 @@ class EtcdLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrationTe
         lock.unlock();
         assertThat(Fences.pass(secondFence)).as("a new entry, not the lost one").isZero();
         assertThat(secondFence).isGreaterThan(firstFence);
-        assertThat(registry.getStatistics().getHoldsLost()).isZero();
+        // etcd confirms an entry only by writing it: the first hold, unlocked while it was kept, may have
+        // been struck by the loss as far as the process can tell, and is reported; the kept entry counts apart.
+        assertThat(registry.getStatistics().getHoldsLost()).isOne();
         assertThat(registry.getStatistics().getKeptEntriesLost()).isOne();
         assertThat(registry.getStatistics().getLocalHandoffs()).isZero();
     }

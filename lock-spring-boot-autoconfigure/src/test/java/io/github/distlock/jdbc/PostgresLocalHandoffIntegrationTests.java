@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 import io.github.distlock.AbstractLocalHandoffIntegrationTests;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
+import io.github.distlock.LockLoss;
 import io.github.distlock.core.CoreLockRegistry;
 import io.github.distlock.core.Fences;
 import org.junit.jupiter.api.AfterAll;
@@ -109,6 +110,34 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
         lock.unlock();
         await().atMost(LONG).until(() -> ((JdbcLockRegistry) registry).isListening() && entries(key).isEmpty());
         super.lockUntilLingering(registry, key);
+    }
+
+    /**
+     * The session's renewal reads its entries: one that finds the lingering entry confirms the
+     * holds passed on it and unlocked before that renewal was sent, so that when the entry is
+     * lost later only the holds unlocked since are reported lost.
+     */
+    @Test
+    void holdsUnlockedBeforeARenewalFoundTheirEntryAreNotReportedLost() throws Exception {
+        JdbcLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        JdbcLockRegistry peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
+        List<LockLoss> losses = new CopyOnWriteArrayList<>();
+        registry.addLossListener(losses::add);
+        lockUntilLingering(registry, this.key);
+        FencedLock mine = registry.obtain(this.key);
+        long confirmed = holdAndGetFence(mine, LONG);
+        long unlockedAt = System.nanoTime();
+        await().atMost(LONG).until(() -> registry.getSessionRenewalAge().toNanos() < System.nanoTime() - unlockedAt);
+        long unconfirmed = holdAndGetFence(mine, LONG);
+        assertThat(Fences.storeFence(unconfirmed)).as("the same entry").isEqualTo(Fences.storeFence(confirmed));
+        deleteEntriesBehindTheRegistrysBack(this.key);
+        FencedLock theirs = peer.obtain(this.key);
+        assertThat(theirs.tryLock(LONG.toMillis(), MILLISECONDS)).as("the other process takes the key").isTrue();
+        theirs.unlock();
+        await().atMost(lossNotice()).until(() -> !losses.isEmpty());
+        assertThat(losses).containsExactly(new LockLoss(this.key, unconfirmed, unconfirmed, 1, true,
+                "its lock entry was gone from the database (deleted)"));
+        assertThat(registry.getStatistics().getHoldsLost()).isOne();
     }
 
     /**
