@@ -48,6 +48,8 @@ final class JdbcNotifications {
 
     private final ObjLongConsumer<String> queuedBehind;
 
+    private final ObjLongConsumer<String> headWritten;
+
     private final Runnable listening;
 
     private final String where;
@@ -67,16 +69,18 @@ final class JdbcNotifications {
     /**
      * @param notified told each fence that a release named
      * @param queuedBehind told the lock id and fence of each entry written behind the head of its key
+     * @param headWritten told the lock id and fence of each entry written as the head of its key
      * @param listening told each time LISTEN took effect (notifications before it may have been missed)
      * @param requestTimeoutNanos how long a check of the connection may take
      */
     JdbcNotifications(DataSource dataSource, String channel, LongConsumer notified, ObjLongConsumer<String> queuedBehind,
-            Runnable listening, String where, long requestTimeoutNanos) {
+            ObjLongConsumer<String> headWritten, Runnable listening, String where, long requestTimeoutNanos) {
         this.dataSource = dataSource;
         this.probeTimeoutMillis = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos));
         this.channel = channel;
         this.notified = notified;
         this.queuedBehind = queuedBehind;
+        this.headWritten = headWritten;
         this.listening = listening;
         this.where = where;
         this.thread = new Thread(this::run, "distlock-jdbc-listen");
@@ -185,6 +189,9 @@ final class JdbcNotifications {
             int colon = payload.indexOf(':');
             if (payload.startsWith("q") && colon > 1) {
                 this.queuedBehind.accept(payload.substring(colon + 1), Long.parseLong(payload.substring(1, colon)));
+            }
+            else if (payload.startsWith("h") && colon > 1) {
+                this.headWritten.accept(payload.substring(colon + 1), Long.parseLong(payload.substring(1, colon)));
             }
             else {
                 this.notified.accept(Long.parseLong(payload));

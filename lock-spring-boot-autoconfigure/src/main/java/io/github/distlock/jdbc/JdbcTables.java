@@ -259,8 +259,8 @@ final class JdbcTables {
                         + " WHERE LOCK_ID = ?)" + aboveAll + ")";
                 String writeEntry = this.lockKeyRow + "; " + insertEntryAt.formatted(fence) + " RETURNING FENCE; ";
                 this.enqueueAtOnceVariants[variant] = atReadCommitted(((variant & 2) == 0) ? writeEntry + keyHead
-                        : writeEntry + "SELECT h.*, CASE WHEN h.FENCE <> n.FENCE THEN pg_notify(?, 'q' || n.FENCE || "
-                                + "':' || ?) END FROM (" + keyHead + ") h, (SELECT MAX(FENCE) AS FENCE FROM "
+                        : writeEntry + "SELECT h.*, pg_notify(?, CASE WHEN h.FENCE <> n.FENCE THEN 'q' ELSE 'h' END "
+                                + "|| n.FENCE || ':' || ?) FROM (" + keyHead + ") h, (SELECT MAX(FENCE) AS FENCE FROM "
                                 + this.entries + " WHERE LOCK_ID = ?) n");
             }
         }
@@ -290,7 +290,11 @@ final class JdbcTables {
      * if the head is another entry: every older entry of the key now has one queued behind it. The
      * key, not the head: a waiter that takes the key by deleting the head's expired session does not
      * take the key row's lock, so the head read here may be gone by the commit. The head is read in a
-     * subquery, so that the notification is sent for its one row only.
+     * subquery, so that the notification is sent for its one row only. If the new entry is the head,
+     * it notifies {@code h<fence>:<lock id>} instead: every older entry of the key is gone (an entry
+     * committed before this write holds the key row's lock would be the head, and one committed after
+     * gets a greater fence), so a process that still counts on one (a kept entry deleted behind its
+     * back) learns at once that it lost it.
      * @param aboveEveryEntry whether the fence goes above every entry, not only the key's: after a
      * write whose fence was another key's entry's
      * @return the statements, or {@code null} except on PostgreSQL

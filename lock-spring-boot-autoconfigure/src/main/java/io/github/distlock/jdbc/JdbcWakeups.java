@@ -123,7 +123,7 @@ final class JdbcWakeups {
         try {
             if (this.notifications == null && !this.calls.isClosed()) {
                 JdbcNotifications started = new JdbcNotifications(this.calls.dataSource(), current.channel,
-                        this::notified, this::queuedBehind, this::listening, this.calls.where(),
+                        this::notified, this::queuedBehind, this::headWritten, this::listening, this.calls.where(),
                         this.calls.requestTimeoutNanos());
                 this.notifications = started;
                 started.start();
@@ -167,6 +167,21 @@ final class JdbcWakeups {
             }
         }
         pruneOld(this.queuedBehindByKey, QueuedBehind::at);
+    }
+
+    /**
+     * An entry with {@code fence} was written as the head of the key {@code lockId}: every older
+     * entry of the key was gone by then (see {@link JdbcTables#enqueueAtOnce}), so one of this
+     * process that is still registered was deleted behind its back (by hand, with its session, in a
+     * failover or restore), and is lost now rather than at the session's next renewal.
+     */
+    private void headWritten(String lockId, long fence) {
+        for (JdbcEntry entry : entriesOf(lockId)) {
+            if (entry.isWritten() && entry.fence() < fence) {
+                entry.lose("its lock entry was gone from the database: another process's entry became the head of "
+                        + "the key", false);
+            }
+        }
     }
 
     /** The newest fence notified as written behind the head of a key, and when ({@link System#nanoTime()}). */
