@@ -7,8 +7,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * A lock could not be acquired: the backend failed or could not be reached while acquiring, or (in
  * callers that turn a timeout into an error, such as the {@code @DistributedLock} aspect) the wait
- * timed out. The message names the key, how long the caller waited and, where known, who holds
- * the lock.
+ * timed out. The message names the key (a long one abbreviated, see {@link KeyAbbreviation};
+ * {@link #getKey()} returns it whole), how long the caller waited and, where known, who holds the
+ * lock.
  */
 public class LockAcquisitionException extends RuntimeException {
 
@@ -37,7 +38,7 @@ public class LockAcquisitionException extends RuntimeException {
     }
 
     private static String describe(String key, Duration waited, @Nullable String holder, String message) {
-        StringBuilder text = new StringBuilder("Could not acquire lock '").append(key)
+        StringBuilder text = new StringBuilder("Could not acquire lock '").append(KeyAbbreviation.abbreviate(key))
             .append("' after ").append(waited.toMillis()).append(" ms: ").append(message);
         if (holder != null) {
             text.append(" (held by ").append(holder).append(')');
@@ -45,7 +46,7 @@ public class LockAcquisitionException extends RuntimeException {
         return text.toString();
     }
 
-    /** @return the lock key */
+    /** @return the lock key, whole (the message abbreviates a long one) */
     public String getKey() {
         return this.key;
     }

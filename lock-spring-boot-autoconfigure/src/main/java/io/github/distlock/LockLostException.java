@@ -4,7 +4,8 @@ package io.github.distlock;
  * A hold ended without {@code unlock()}: the session lease expired or was revoked, or the
  * holder's key was deleted. Thrown by {@code unlock()} of the lost hold. Work done under the hold
  * since it was lost may have overlapped with another holder; fencing tokens let resources reject
- * such work.
+ * such work. The message names the key, a long one abbreviated (see {@link KeyAbbreviation});
+ * {@link #getKey()} returns it whole.
  */
 public class LockLostException extends IllegalMonitorStateException {
 
@@ -21,12 +22,12 @@ public class LockLostException extends IllegalMonitorStateException {
      * @param reason why the hold ended
      */
     public LockLostException(String key, long fence, String reason) {
-        super("Lock '" + key + "' (fence " + fence + ") was lost before unlock: " + reason);
+        super("Lock '" + KeyAbbreviation.abbreviate(key) + "' (fence " + fence + ") was lost before unlock: " + reason);
         this.key = key;
         this.fence = fence;
     }
 
-    /** @return the lock key */
+    /** @return the lock key, whole (the message abbreviates a long one) */
     public String getKey() {
         return this.key;
     }
