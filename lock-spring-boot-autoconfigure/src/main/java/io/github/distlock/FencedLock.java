@@ -24,11 +24,13 @@ import org.jspecify.annotations.Nullable;
  * <p>Acquisition methods throw {@link LockAcquisitionException} when the backend fails or cannot
  * be reached: timed ones once their timeout has passed (a timed {@code tryLock} that simply did
  * not get the lock returns {@code false}), {@link #lock()} and {@link #lockInterruptibly()} once
- * the backend has been failing for longer than its request timeout. None of them blocks past its
+ * the backend has been failing for longer than its request timeout. None of them waits past its
  * timeout, with one floor: the store's calls of an attempt get at least one second (or the request
- * timeout, if shorter), so that a round trip can complete and a cold client connect; a try-once
- * or a timeout under a second against a backend that does not answer returns or throws after
- * about that long. {@link #tryLock()} takes the lock only if it is free, whatever the fairness.
+ * timeout, if shorter), so that a round trip can complete and a cold client connect. A try-once
+ * or a timeout under a second against a backend that does not answer therefore returns or throws
+ * after about that long, and a timed wait that starts a new attempt shortly before its timeout
+ * can end up to that long after it (see {@link #tryLock(long, java.util.concurrent.TimeUnit)} for the exact bound).
+ * {@link #tryLock()} takes the lock only if it is free, whatever the fairness.
  * {@link #newCondition()} is not supported.
  *
  * <p>After a hold is lost, {@link #getHoldCount()} still counts it and {@link #getFence()} still
@@ -57,6 +59,33 @@ public interface FencedLock extends Lock {
 
     /** @return how many times the current thread holds this key (0 if it does not) */
     int getHoldCount();
+
+    /**
+     * Acquires the lock if it is free or becomes free within {@code time}, as
+     * {@link Lock#tryLock(long, TimeUnit)} does; a zero or negative time tries once.
+     *
+     * <p><b>How long it may take.</b> It returns or throws no later than {@code time} plus one
+     * second, or plus the registry's request timeout if that is shorter (and plus thread
+     * scheduling). Waiting for the lock ends at the timeout; what may outlast it is a store
+     * attempt: every attempt's store calls (writing the entry, and on giving up waiting for the
+     * store to confirm its removal) get until the timeout or until one second after the attempt
+     * started, whichever is later, and never more than one request timeout. The first attempt
+     * starts with the call; a new
+     * one starts, while the timeout has not passed yet, when the entry was lost while it waited
+     * (deleted or expired in the store, its session lost) or a store call failed. So a call with
+     * a timeout under a second against a store that does not answer, or one whose entry is lost
+     * just before its timeout, can end up to a second after the timeout; a wait that simply
+     * times out returns at its timeout.
+     * @param time the longest to wait for the lock
+     * @param unit the unit of {@code time}
+     * @return whether the lock was acquired
+     * @throws InterruptedException if the thread was interrupted while waiting
+     * @throws LockAcquisitionException if the store failed or could not be reached and the
+     * timeout passed meanwhile, or the registry was closed
+     * @throws LockLostException if the thread's hold of the key was lost and not yet unlocked
+     */
+    @Override
+    boolean tryLock(long time, java.util.concurrent.TimeUnit unit) throws InterruptedException;
 
     /**
      * Whether the key is held by anyone, in any process. The answer may be stale by the time it

@@ -83,6 +83,12 @@ public @interface DistributedLock {
      * {@code 1m} or {@code PT10S} (a bare number means milliseconds), or a {@code ${...}}
      * placeholder resolving to one. {@code 0} tries once without waiting. Empty (the default)
      * uses {@code distributed-lock.wait-timeout}.
+     * <p>The call waits for the lock at most this long, and gives up no later than one second
+     * after it (or the store's {@code request-timeout} after it, if that is shorter): every store
+     * attempt's calls get at least that long, so a timeout under a second against a store that
+     * does not answer, or a wait whose entry is lost in the store just before its timeout (the
+     * wait then queues again), can end that much later. See
+     * {@link io.github.distlock.FencedLock#tryLock(long, java.util.concurrent.TimeUnit)}.
      * @return the wait timeout, or empty for the configured default
      */
     String waitTimeout() default "";
