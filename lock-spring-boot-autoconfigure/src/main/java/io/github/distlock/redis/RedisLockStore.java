@@ -253,11 +253,15 @@ final class RedisLockStore implements LockStore {
 
     /**
      * The subscription took effect (again): messages published while it was down are lost, so
-     * waiters check their place and every entry counts as queued behind. Entries tracked later
-     * miss no message.
+     * waiters check their place, every entry counts as queued behind, and a renewal runs at once:
+     * a lost {@code -<id>} (an entry dropped from its queue) is made up for by the renewal's
+     * answer, not a TTL/3 later. Only the subscription may have been down (Redis closes a
+     * subscriber past its output buffer limit): then the command connection did not reconnect, and
+     * {@link #reconnects} renewed nothing. Entries tracked later miss no message.
      */
     private void subscribed() {
         this.entries.values().forEach(RedisEntry::messagesMayBeLost);
+        renewSoon();
     }
 
     /**
@@ -265,6 +269,10 @@ final class RedisLockStore implements LockStore {
      * failed renewals for up to a third of the TTL.
      */
     private void opened() {
+        renewSoon();
+    }
+
+    private void renewSoon() {
         try {
             this.maintenance.execute(this::renew);
         }

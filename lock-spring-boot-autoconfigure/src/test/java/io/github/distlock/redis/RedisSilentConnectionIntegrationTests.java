@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
+import io.github.distlock.LockLostException;
 import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.RedisServerExtension;
 import io.github.distlock.testsupport.TcpProxy;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -25,6 +27,8 @@ import static org.awaitility.Awaitility.await;
  * gone: a proxy between one registry and Redis drops every byte of the open connections and
  * keeps them open, so that neither end learns it. The registry replaces them within a third of
  * the TTL, its holds survive, the messages it missed are made up for, and later ones reach it.
+ * Also a subscription that Redis closes alone, with the command connection up: what it missed is
+ * made up for once it is back.
  */
 class RedisSilentConnectionIntegrationTests {
 
@@ -176,6 +180,62 @@ class RedisSilentConnectionIntegrationTests {
                 .get(LONG.toSeconds(), TimeUnit.SECONDS));
             assertThat(since(startedAt)).as("connected again after")
                 .isLessThan(requestTimeout.multipliedBy(2).plus(SLACK).plus(SLACK));
+        }
+    }
+
+    /**
+     * Only the subscription drops (Redis killed the pub/sub connection, as it does a subscriber
+     * past its output buffer limit) and cannot reconnect for a while; the command connection
+     * stays up. Meanwhile the holder's liveness key is deleted and another registry drops the
+     * dead head and takes the key: the {@code -<id>} it publishes is lost. Once the subscription
+     * is back, the holder knows its hold lost at once, not at the next renewal (a TTL of 30 s:
+     * 10 s later).
+     */
+    @Test
+    void aHeadDroppedWhileOnlyTheSubscriptionWasDownIsKnownLostOnceItIsBack() throws Exception {
+        Duration ttl = Duration.ofSeconds(30);
+        String namespace = "resubscribed-" + UUID.randomUUID() + ":";
+        try (RedisLockRegistry holder = RedisLockRegistry.builder(this.proxiedClient).namespace(namespace).leaseTtl(ttl)
+            .ownerIdentity("holder").build();
+                RedisLockRegistry taker = RedisLockRegistry.builder(this.directClient).namespace(namespace)
+                    .leaseTtl(ttl).ownerIdentity("taker").build()) {
+            long builtAt = System.nanoTime();
+            FencedLock held = holder.obtain("dropped", true);
+            held.lock();
+            taker.connect().get(LONG.toSeconds(), TimeUnit.SECONDS);
+            String channel = holder.keyspace().channel();
+            assertThat(this.raw.sync().pubsubNumsub(channel).get(channel)).as("subscribers").isEqualTo(2);
+
+            this.proxy.refuseNewConnections();
+            try {
+                this.raw.sync().clientKill(io.lettuce.core.KillArgs.Builder.typePubsub());
+                await().atMost(LONG).pollInterval(Duration.ofMillis(10))
+                    .until(() -> this.raw.sync().pubsubNumsub(channel).get(channel) == 1);
+                RedisKeyspace names = holder.keyspace();
+                String holderId = this.raw.sync().zrange(names.queue("dropped"), 0, 0).get(0);
+                assertThat(this.raw.sync().del(names.entryPrefix("dropped") + holderId)).as("liveness key deleted")
+                    .isEqualTo(1);
+                FencedLock taken = taker.obtain("dropped", true);
+                assertThat(taken.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).as("taken by the other registry").isTrue();
+                taken.unlock();
+                assertThat(held.isLockedByCurrentThread()).as("the hold known lost while unsubscribed").isTrue();
+            }
+            finally {
+                System.out.println("[redis resubscribed] restored at " + since(builtAt).toMillis() + " ms");
+                this.proxy.restore();
+            }
+            await().atMost(LONG).pollInterval(Duration.ofMillis(10))
+                .until(() -> this.raw.sync().pubsubNumsub(channel).get(channel) == 2);
+            long resubscribedAt = System.nanoTime();
+            System.out.println("[redis resubscribed] resubscribed at " + since(builtAt).toMillis() + " ms");
+            await().atMost(LONG).pollInSameThread().pollInterval(Duration.ofMillis(10))
+                .until(() -> !held.isLockedByCurrentThread());
+            Duration lostAfter = since(resubscribedAt);
+            LockLostException lost = catchThrowableOfType(LockLostException.class, held::unlock);
+            System.out.printf("[redis resubscribed] hold known lost %d ms after the subscription was back (TTL %s): %s%n",
+                    lostAfter.toMillis(), ttl, (lost != null) ? lost.getMessage() : "no LockLostException");
+            assertThat(lostAfter).as("known lost after the subscription was back").isLessThan(PROMPT);
+            assertThat(lost).as("the unlock's exception").isNotNull();
         }
     }
 

@@ -45,6 +45,9 @@ public final class TcpProxy implements AutoCloseable {
 
     private volatile boolean closed;
 
+    /** Set while new connections are refused (accepted, then reset) and open ones still forwarded. */
+    private volatile boolean refusingNew;
+
     /** Numbers the connections in the order they were accepted. */
     private final AtomicLong accepted = new AtomicLong();
 
@@ -116,8 +119,18 @@ public final class TcpProxy implements AutoCloseable {
         this.severedBelow = this.accepted.get() + 1;
     }
 
-    /** Forwards again; stalled bytes are delivered. */
+    /**
+     * Refuses new connections (accepted, then reset) until {@link #restore()}, and goes on
+     * forwarding the open ones: a client that lost one of its connections cannot open it again,
+     * while its others work.
+     */
+    public void refuseNewConnections() {
+        this.refusingNew = true;
+    }
+
+    /** Forwards again, and accepts new connections; stalled bytes are delivered. */
     public void restore() {
+        this.refusingNew = false;
         setMode(Mode.FORWARD);
     }
 
@@ -150,7 +163,7 @@ public final class TcpProxy implements AutoCloseable {
             catch (IOException ex) {
                 return;
             }
-            if (this.mode == Mode.RESET) {
+            if (this.mode == Mode.RESET || this.refusingNew) {
                 abort(client);
                 continue;
             }
