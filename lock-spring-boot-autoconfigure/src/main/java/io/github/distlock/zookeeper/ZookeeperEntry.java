@@ -464,7 +464,9 @@ final class ZookeeperEntry extends AbstractStoreEntry {
 
     /**
      * A holder learns of its node's deletion (by an operator, say) from a watch on it, set
-     * {@link #OWN_NODE_WATCH_DELAY_NANOS} into the hold.
+     * {@link #OWN_NODE_WATCH_DELAY_NANOS} into the hold. A placement that failed (Curator gave up
+     * on it after a connection loss, or the call could not start) is made again once the client is
+     * connected: without the watch, a deletion would be noticed only at the release.
      */
     private void watchOwnNode(String ownPath) {
         this.store.background(callback -> this.store.client().checkExists().usingWatcher((Watcher) event -> {
@@ -474,9 +476,19 @@ final class ZookeeperEntry extends AbstractStoreEntry {
             else if (event.getType() != Watcher.Event.EventType.None && isHolding()) {
                 watchOwnNode(ownPath);
             }
-        }).inBackground(callback).forPath(ownPath)).thenAccept(event -> {
-            if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+        }).inBackground(callback).forPath(ownPath)).whenComplete((event, failure) -> {
+            int code = (failure == null) ? event.getResultCode() : KeeperException.Code.SYSTEMERROR.intValue();
+            if (code == KeeperException.Code.NONODE.intValue()) {
                 lose("its lock entry node was gone from ZooKeeper", false);
+            }
+            else if (code != KeeperException.Code.OK.intValue()) {
+                logger.debug("Could not watch the lock entry node {} ({}); watching it once connected",
+                        LockKeys.abbreviate(ownPath), (failure != null) ? failure.toString() : KeeperException.Code.get(code));
+                this.store.whenConnected(() -> {
+                    if (isHolding() && !isLost()) {
+                        watchOwnNode(ownPath);
+                    }
+                });
             }
         });
     }

@@ -8,10 +8,12 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.TreeMap;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -72,6 +74,9 @@ final class ZookeeperLockStore implements LockStore {
 
     private static final long SWEEP_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    /** Pause before a call that failed while the client was connected is made again; see {@link #whenConnected}. */
+    private static final long CONNECTED_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     /**
      * A listing asks for this many lock queues, or entries of a lock, at once: pipelined, without
      * queueing a request for every key or entry.
@@ -129,6 +134,9 @@ final class ZookeeperLockStore implements LockStore {
     };
 
     private final boolean listensToConnectionEvents;
+
+    /** Calls that failed for want of a connection, made again once the client is connected; see {@link #whenConnected}. */
+    private final Queue<Runnable> awaitingConnection = new ConcurrentLinkedQueue<>();
 
     private volatile @Nullable ZookeeperSession session;
 
@@ -317,6 +325,7 @@ final class ZookeeperLockStore implements LockStore {
                         loseSession(current, "no ZooKeeper session: " + ex.getMessage());
                     }
                 }
+                runLater(0, this::runAwaitingConnection);
             }
             case LOST -> {
                 // Told late (Curator queues states): an acquisition may have started the next session on the
@@ -433,6 +442,32 @@ final class ZookeeperLockStore implements LockStore {
     }
 
     /** Runs {@code task} on the maintenance thread after {@code delayNanos}; it must not block. */
+    /**
+     * Runs {@code task} on the maintenance thread once the client is connected: at the next
+     * connection or reconnection, or after {@link #CONNECTED_RETRY_NANOS} if it is connected now
+     * (the call failed for another reason, or the connection came back before this was asked;
+     * either way no busy loop).
+     */
+    void whenConnected(Runnable task) {
+        this.awaitingConnection.add(task);
+        // After adding: a reconnection told before this either sees the task or set the client connected already.
+        if (this.client.getZookeeperClient().isConnected()) {
+            runLater(CONNECTED_RETRY_NANOS, this::runAwaitingConnection);
+        }
+    }
+
+    private void runAwaitingConnection() {
+        Runnable task;
+        while ((task = this.awaitingConnection.poll()) != null) {
+            try {
+                task.run();
+            }
+            catch (RuntimeException ex) {
+                logger.debug("A call made again once connected failed: {}", ex.toString());
+            }
+        }
+    }
+
     void runLater(long delayNanos, Runnable task) {
         try {
             this.maintenance.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
@@ -791,6 +826,7 @@ final class ZookeeperLockStore implements LockStore {
         }
         this.maintenance.shutdownNow();
         this.connector.shutdownNow();
+        this.awaitingConnection.clear();
     }
 
     @Nullable ZookeeperSession session() {

@@ -20,10 +20,13 @@ import io.github.distlock.store.EntryValue;
 import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.BackgroundHolder;
 import io.github.distlock.testsupport.LostHolds;
+import io.github.distlock.testsupport.TcpProxy;
 import io.github.distlock.testsupport.ZooKeeperEnsembleExtension;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Watcher;
 import org.junit.jupiter.api.AfterAll;
@@ -558,6 +561,52 @@ class ZookeeperLostAnswersIntegrationTests {
         }
         finally {
             ownClient.close();
+        }
+    }
+
+    /**
+     * A holder's watch on its own node is placed a moment into the hold; placed while the
+     * connection is cut, it fails for good once Curator's retries run out (a connection loss).
+     * Placed again once the client is connected (the session lived on), it tells the holder of a
+     * deletion of its node at once, not only at its release.
+     */
+    @Test
+    void aHolderWhoseOwnNodeWatchFailedWithTheConnectionStillNoticesItsNodeDeleted() throws Exception {
+        String key = "unwatched-" + UUID.randomUUID();
+        try (TcpProxy proxy = TcpProxy.start("http://" + zookeeper.ensemble().member(0).address())) {
+            // A connection loss reported after a second; a session that outlives the cut (ZooKeeper grants at most
+            // 10 s here: a contact budget of 5 s).
+            CuratorFramework cutClient = CuratorFrameworkFactory.newClient("127.0.0.1:" + proxy.port(), 20_000, 1_000,
+                    new RetryNTimes(1, 100));
+            cutClient.start();
+            try (ZookeeperLockRegistry cut = ZookeeperLockRegistry.builder(cutClient).namespace("/orphans")
+                .ownerIdentity("cut").description("ZooKeeper through a proxy").build()) {
+                assertThat(cutClient.blockUntilConnected(30, TimeUnit.SECONDS)).as("connected").isTrue();
+                cut.connect().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                FencedLock held = cut.obtain(key, true);
+                held.lock();
+                // Cut before the watch is placed (100 ms into the hold), for longer than Curator retries it.
+                proxy.reset();
+                Thread.sleep(2_500);
+                proxy.restore();
+                await().atMost(WAIT).until(() -> cutClient.getZookeeperClient().isConnected());
+                assertThat(held.isLockedByCurrentThread()).as("held after the cut").isTrue();
+
+                String lockNode = cut.keyspace().lockNode(key);
+                List<String> entries = client.getChildren().forPath(lockNode);
+                assertThat(entries).hasSize(1);
+                long deletedAt = System.nanoTime();
+                client.delete().forPath(lockNode + "/" + entries.get(0));
+                await().atMost(WAIT).pollInSameThread().pollInterval(Duration.ofMillis(10))
+                    .until(() -> !held.isLockedByCurrentThread());
+                Duration noticedAfter = Duration.ofNanos(System.nanoTime() - deletedAt);
+                System.out.printf("[zookeeper own-node watch] deletion noticed %d ms after it%n", noticedAfter.toMillis());
+                assertThat(noticedAfter).as("deletion noticed after").isLessThan(Duration.ofSeconds(2));
+                assertThatExceptionOfType(LockLostException.class).isThrownBy(held::unlock);
+            }
+            finally {
+                cutClient.close();
+            }
         }
     }
 
