@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.distlock.AbstractLocalHandoffIntegrationTests;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
+import io.github.distlock.core.Fences;
 import io.github.distlock.testsupport.RedisServerExtension;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -104,8 +106,14 @@ class RedisLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrationT
         await().atMost(LONG).until(() -> entries(this.key).isEmpty());
         assertThat(registry.getStatistics().getHoldsLost()).isZero();
         FencedLock again = registry.obtain(this.key);
-        assertThat(again.tryLock()).as("the key after the entry went back").isTrue();
-        again.unlock();
+        // Waits: the release thread may still hold the key's gate while the give-back's answer comes in.
+        assertThat(again.tryLock(LONG.toMillis(), MILLISECONDS)).as("the key after the entry went back").isTrue();
+        try {
+            assertThat(Fences.pass(again.getFence())).as("a new entry, not a pass of the one given back").isZero();
+        }
+        finally {
+            again.unlock();
+        }
     }
 
     /**
