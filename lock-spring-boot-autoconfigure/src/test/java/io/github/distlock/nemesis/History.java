@@ -1,0 +1,360 @@
+package io.github.distlock.nemesis;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+import io.github.distlock.nemesis.HistoryEvent.FaultHeal;
+import io.github.distlock.nemesis.HistoryEvent.FaultKind;
+import io.github.distlock.nemesis.HistoryEvent.FaultStart;
+import io.github.distlock.nemesis.HistoryEvent.Grant;
+import io.github.distlock.nemesis.HistoryEvent.LossReport;
+import io.github.distlock.nemesis.HistoryEvent.Refusal;
+import io.github.distlock.nemesis.HistoryEvent.RegisterWrite;
+import io.github.distlock.nemesis.HistoryEvent.Release;
+import io.github.distlock.nemesis.HistoryEvent.Request;
+import io.github.distlock.nemesis.HistoryEvent.RunStart;
+import io.github.distlock.nemesis.HistoryEvent.StoreObservation;
+import io.github.distlock.nemesis.HistoryEvent.WorkerKilled;
+import io.github.distlock.nemesis.HistoryReader.Recording;
+
+/**
+ * A run's history, indexed for the {@link Checker}: every operation with its outcome, the fault
+ * windows, the kills, the register writes, the loss reports and the store observations.
+ *
+ * <p>Built once from the merged events. A history that contradicts itself (an outcome of an
+ * operation never requested, two outcomes of one request, a release without a grant, an op id or
+ * fault id used twice, a heal of an unknown fault) is rejected with {@link IllegalArgumentException}:
+ * that is a runner or worker defect, and a checker that guessed around it could hide a violation.
+ */
+public final class History {
+
+    /** The kind of the zero-length fault window that a {@link WorkerKilled} event makes. */
+    public static final String KILL_WORKER = "kill-worker";
+
+    /** Time of a window that never healed, or of a hold that never ended. */
+    public static final long NEVER = Long.MAX_VALUE;
+
+    private final List<HistoryEvent> events;
+
+    private final int tornLines;
+
+    private final Map<String, Operation> operations = new LinkedHashMap<>();
+
+    private final List<Window> faults = new ArrayList<>();
+
+    private final Map<String, Long> kills = new HashMap<>();
+
+    private final List<RegisterWrite> writes = new ArrayList<>();
+
+    private final Map<String, List<LossReport>> lossesByProcess = new HashMap<>();
+
+    private final List<LossReport> losses = new ArrayList<>();
+
+    private final List<StoreObservation> observations = new ArrayList<>();
+
+    private RunStart run;
+
+    private History(List<HistoryEvent> events, int tornLines) {
+        this.events = events.stream().sorted(Comparator.comparingLong(HistoryEvent::at)).toList();
+        this.tornLines = tornLines;
+        Map<String, FaultStart> openFaults = new HashMap<>();
+        Set<String> faultIds = new HashSet<>();
+        Map<String, Integer> holdCounts = new HashMap<>();
+        for (HistoryEvent event : this.events) {
+            if (event instanceof RunStart start) {
+                this.run = start;
+            }
+            else if (event instanceof Request request) {
+                Operation asked = new Operation(request, null, null, null, false);
+                if (this.operations.putIfAbsent(request.op(), asked) != null) {
+                    throw new IllegalArgumentException("op id used twice: " + request);
+                }
+            }
+            else if (event instanceof Grant grant) {
+                Operation op = pending(grant.op(), event);
+                // A grant to a thread that holds the key already is a reentrant hold: same hold, same fence.
+                int held = holdCounts.merge(holder(op), 1, Integer::sum);
+                this.operations.put(grant.op(), new Operation(op.request(), grant, null, null, held > 1));
+            }
+            else if (event instanceof Refusal refusal) {
+                Operation op = pending(refusal.op(), event);
+                this.operations.put(refusal.op(), new Operation(op.request(), null, refusal, null, false));
+            }
+            else if (event instanceof Release release) {
+                Operation op = operation(release.op(), event);
+                if (op.grant() == null || op.release() != null) {
+                    throw new IllegalArgumentException("release of an op that holds nothing: " + event);
+                }
+                holdCounts.merge(holder(op), -1, Integer::sum);
+                this.operations.put(release.op(),
+                        new Operation(op.request(), op.grant(), null, release, op.reentrant()));
+            }
+            else if (event instanceof RegisterWrite write) {
+                this.writes.add(write);
+            }
+            else if (event instanceof LossReport loss) {
+                this.losses.add(loss);
+                this.lossesByProcess.computeIfAbsent(loss.process(), (process) -> new ArrayList<>()).add(loss);
+            }
+            else if (event instanceof FaultStart fault) {
+                if (!faultIds.add(fault.fault())) {
+                    throw new IllegalArgumentException("fault id used twice: " + event);
+                }
+                openFaults.put(fault.fault(), fault);
+            }
+            else if (event instanceof FaultHeal heal) {
+                FaultStart fault = openFaults.remove(heal.fault());
+                if (fault == null) {
+                    throw new IllegalArgumentException("heal of a fault that is not open: " + event);
+                }
+                this.faults.add(new Window(fault.fault(), label(fault.kind()), fault.target(), fault.dataLoss(),
+                        fault.at(), heal.at()));
+            }
+            else if (event instanceof WorkerKilled killed) {
+                this.kills.putIfAbsent(killed.worker(), killed.at());
+                this.faults.add(new Window("kill " + killed.worker(), KILL_WORKER, killed.worker(), false, killed.at(),
+                        killed.at()));
+            }
+            else if (event instanceof StoreObservation observation) {
+                this.observations.add(observation);
+            }
+        }
+        openFaults.values().forEach((fault) -> this.faults.add(new Window(fault.fault(), label(fault.kind()),
+                fault.target(), fault.dataLoss(), fault.at(), NEVER)));
+        this.faults.sort(Comparator.comparingLong(Window::start));
+    }
+
+    /** @return the history of {@code events}, in any order */
+    public static History of(List<HistoryEvent> events) {
+        return new History(events, 0);
+    }
+
+    /** @return the history of what {@link HistoryReader} read */
+    public static History of(Recording recording) {
+        return new History(recording.events(), recording.tornLines());
+    }
+
+    /** @return the report's name for a fault kind, as {@code pause-worker} */
+    public static String label(FaultKind kind) {
+        return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** @return who holds what, for counting reentrant holds: worker, thread and key */
+    private static String holder(Operation op) {
+        return op.worker() + '\u0000' + op.request().thread() + '\u0000' + op.key();
+    }
+
+    private Operation operation(String op, HistoryEvent event) {
+        Operation operation = this.operations.get(op);
+        if (operation == null) {
+            throw new IllegalArgumentException("outcome of an op never requested: " + event);
+        }
+        return operation;
+    }
+
+    private Operation pending(String op, HistoryEvent event) {
+        Operation operation = operation(op, event);
+        if (operation.outcomeAt() != NEVER) {
+            throw new IllegalArgumentException("second outcome of one request: " + event);
+        }
+        return operation;
+    }
+
+    /** @return every event, in time order */
+    public List<HistoryEvent> events() {
+        return this.events;
+    }
+
+    /** @return last lines the reader dropped because their process was killed while writing them */
+    public int tornLines() {
+        return this.tornLines;
+    }
+
+    /** @return the runner's start event, if it wrote one */
+    public Optional<RunStart> run() {
+        return Optional.ofNullable(this.run);
+    }
+
+    /** @return the time of the first event */
+    public long start() {
+        return this.events.isEmpty() ? 0 : this.events.get(0).at();
+    }
+
+    /** @return the time of the last event: what the checker knows nothing after */
+    public long end() {
+        return this.events.isEmpty() ? 0 : this.events.get(this.events.size() - 1).at();
+    }
+
+    /** @return {@code at} as seconds since the first event, for humans: {@code 12.345s} */
+    public String time(long at) {
+        return (at == NEVER) ? "never" : String.format(Locale.ROOT, "%.3fs", (at - start()) / 1e9);
+    }
+
+    /** @return every operation, in request order */
+    public List<Operation> operations() {
+        return List.copyOf(this.operations.values());
+    }
+
+    /** @return the operation with id {@code op}, if it was requested */
+    public Optional<Operation> operation(String op) {
+        return Optional.ofNullable(this.operations.get(op));
+    }
+
+    /** @return every key that was requested, sorted */
+    public SortedSet<String> keys() {
+        SortedSet<String> keys = new TreeSet<>();
+        this.operations.values().forEach((op) -> keys.add(op.key()));
+        return keys;
+    }
+
+    /** @return the granted, not reentrant operations of {@code key}, in grant order: the holds the rules judge */
+    public List<Operation> holds(String key) {
+        return this.operations.values().stream()
+            .filter((op) -> op.key().equals(key) && op.grant() != null && !op.reentrant())
+            .sorted(Comparator.comparingLong((Operation op) -> op.grant().at()))
+            .toList();
+    }
+
+    /** @return fault windows and kills, by start time */
+    public List<Window> faults() {
+        return this.faults;
+    }
+
+    /** @return every register write, in time order */
+    public List<RegisterWrite> writes() {
+        return this.writes;
+    }
+
+    /** @return every loss report, in time order */
+    public List<LossReport> losses() {
+        return this.losses;
+    }
+
+    /** @return every store observation, in time order */
+    public List<StoreObservation> observations() {
+        return this.observations;
+    }
+
+    /** @return when {@code worker} was killed, or {@link #NEVER} */
+    public long killedAt(String worker) {
+        return this.kills.getOrDefault(worker, NEVER);
+    }
+
+    /** @return the first loss report of {@code process} that covers its hold of {@code key} with {@code fence} */
+    public Optional<LossReport> lossReport(String process, String key, long fence) {
+        return this.lossesByProcess.getOrDefault(process, List.of()).stream()
+            .filter((loss) -> loss.covers(key, fence))
+            .findFirst();
+    }
+
+    /**
+     * When a hold stopped counting as its worker's: its release, the first loss report that covers
+     * it, or its worker's kill, whichever came first; {@link #NEVER} while none came. After a kill
+     * the store may keep the entry until its lease ends, but the dead holder does nothing with it.
+     */
+    public long holdEnd(Operation hold) {
+        long end = Math.min(hold.release() != null ? hold.release().at() : NEVER, killedAt(hold.worker()));
+        Optional<LossReport> loss = lossReport(hold.worker(), hold.key(), hold.grant().fence());
+        return loss.isPresent() ? Math.min(end, loss.get().at()) : end;
+    }
+
+    /** @return whether a window that could lose store data was open at some time from {@code from} to {@code to} */
+    public boolean dataLossDuring(long from, long to) {
+        return this.faults.stream().anyMatch((window) -> window.dataLoss() && window.overlaps(from, to));
+    }
+
+    /** @return whether {@code worker} was paused at some time from {@code from} to {@code to} */
+    public boolean pausedDuring(String worker, long from, long to) {
+        return pauses(worker).stream().anyMatch((pause) -> pause.overlaps(from, to));
+    }
+
+    /** @return whether any fault window or kill overlaps the time from {@code from} to {@code to} */
+    public boolean faultDuring(long from, long to) {
+        return this.faults.stream().anyMatch((window) -> window.overlaps(from, to));
+    }
+
+    /**
+     * The time by which {@code worker} must have done something that takes {@code budget} of its
+     * own running time from {@code from}: a paused JVM runs no code, so the time it spent paused in
+     * between is added; {@link #NEVER} if it was still paused when the history ended.
+     */
+    public long deadline(String worker, long from, long budget) {
+        long deadline = from + budget;
+        for (Window pause : pauses(worker)) {
+            if (pause.start() > deadline) {
+                break;
+            }
+            if (pause.heal() > from) {
+                if (pause.heal() == NEVER) {
+                    return NEVER;
+                }
+                deadline += pause.heal() - Math.max(pause.start(), from);
+            }
+        }
+        return deadline;
+    }
+
+    private List<Window> pauses(String worker) {
+        String pause = label(FaultKind.PAUSE_WORKER);
+        return this.faults.stream().filter((w) -> w.kind().equals(pause) && w.target().equals(worker)).toList();
+    }
+
+    /**
+     * A lock request and what came of it.
+     * @param grant the grant, or null
+     * @param refusal the refusal, or null
+     * @param release the release of the grant, or null
+     * @param reentrant whether the grant went to a thread that already held the key
+     */
+    public record Operation(Request request, Grant grant, Refusal refusal, Release release, boolean reentrant) {
+
+        /** @return the request's op id */
+        public String op() {
+            return this.request.op();
+        }
+
+        /** @return the requested key */
+        public String key() {
+            return this.request.key();
+        }
+
+        /** @return the process that asked */
+        public String worker() {
+            return this.request.process();
+        }
+
+        /** @return when the request got its grant or refusal, {@link #NEVER} if neither */
+        public long outcomeAt() {
+            return (this.grant != null) ? this.grant.at() : (this.refusal != null) ? this.refusal.at() : NEVER;
+        }
+
+        @Override
+        public String toString() {
+            return this.request.op() + " (" + this.request.process() + "/" + this.request.thread() + " "
+                    + this.request.call() + (this.request.fair() ? " fair" : "") + ")";
+        }
+    }
+
+    /**
+     * A time when a fault was in effect: from its start to its heal, or the instant of a kill.
+     * @param kind {@link #label(FaultKind)} of the fault, or {@link #KILL_WORKER}
+     * @param heal when it healed, {@link #NEVER} if it did not
+     */
+    public record Window(String id, String kind, String target, boolean dataLoss, long start, long heal) {
+
+        /** @return whether this window and the time from {@code from} to {@code to} share an instant */
+        public boolean overlaps(long from, long to) {
+            return this.start <= to && this.heal >= from;
+        }
+    }
+}
