@@ -148,6 +148,19 @@ class CheckerTests {
     }
 
     @Test
+    void workerKilledWhilePausedNeedsNoHealAndNoLossReport() {
+        // w2 is paused holding a, its lease expires, w3 gets a; then w2 is killed without a SIGCONT.
+        TestHistory run = cleanRun().fault("f3", PAUSE_WORKER, "w2", false, 4305, -1)
+            .request("w2:6", "a", false, LOCK, -1, 4290).grant("w2:6", 900, 4300)
+            .hold("w3:6", "a", 1000, 4295, 5400, 5450)
+            .kill("w2", 5500);
+        List<Violation> violations = this.checker.check(servingAgainAt(run, 5600).build());
+        assertThat(violations).isEmpty();
+        assertThat(run.build().faults()).filteredOn((fault) -> fault.id().equals("f3"))
+            .extracting(History.Window::heal).containsExactly(TestHistory.nanos(5500));
+    }
+
+    @Test
     void rejectedWriteOfAHoldNeverReportedLostIsASilentLoss() {
         // A proxy cuts w2 off from etcd; its lease expires and w3 gets a, but w2's library never
         // notices: it still writes, the register refuses, and nothing reports the loss.

@@ -1,6 +1,7 @@
 package io.github.distlock.nemesis;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -49,6 +50,8 @@ public final class History {
     private final int tornLines;
 
     private final Map<String, Operation> operations = new LinkedHashMap<>();
+
+    private final Map<String, List<Operation>> holds = new HashMap<>();
 
     private final List<Window> faults = new ArrayList<>();
 
@@ -122,6 +125,16 @@ public final class History {
             }
             else if (event instanceof WorkerKilled killed) {
                 this.kills.putIfAbsent(killed.worker(), killed.at());
+                // A kill ends a pause of the worker: nothing is left to continue.
+                openFaults.values().removeIf((fault) -> {
+                    boolean pauseOfKilled = fault.kind() == FaultKind.PAUSE_WORKER
+                            && fault.target().equals(killed.worker());
+                    if (pauseOfKilled) {
+                        this.faults.add(new Window(fault.fault(), label(fault.kind()), fault.target(), false,
+                                fault.at(), killed.at()));
+                    }
+                    return pauseOfKilled;
+                });
                 this.faults.add(new Window("kill " + killed.worker(), KILL_WORKER, killed.worker(), false, killed.at(),
                         killed.at()));
             }
@@ -132,6 +145,12 @@ public final class History {
         openFaults.values().forEach((fault) -> this.faults.add(new Window(fault.fault(), label(fault.kind()),
                 fault.target(), fault.dataLoss(), fault.at(), NEVER)));
         this.faults.sort(Comparator.comparingLong(Window::start));
+        for (Operation op : this.operations.values()) {
+            if (op.grant() != null && !op.reentrant()) {
+                this.holds.computeIfAbsent(op.key(), (key) -> new ArrayList<>()).add(op);
+            }
+        }
+        this.holds.values().forEach((holds) -> holds.sort(Comparator.comparingLong((Operation op) -> op.grant().at())));
     }
 
     /** @return the history of {@code events}, in any order */
@@ -219,10 +238,7 @@ public final class History {
 
     /** @return the granted, not reentrant operations of {@code key}, in grant order: the holds the rules judge */
     public List<Operation> holds(String key) {
-        return this.operations.values().stream()
-            .filter((op) -> op.key().equals(key) && op.grant() != null && !op.reentrant())
-            .sorted(Comparator.comparingLong((Operation op) -> op.grant().at()))
-            .toList();
+        return Collections.unmodifiableList(this.holds.getOrDefault(key, List.of()));
     }
 
     /** @return fault windows and kills, by start time */

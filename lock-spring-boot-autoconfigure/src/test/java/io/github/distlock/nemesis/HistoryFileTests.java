@@ -63,7 +63,8 @@ class HistoryFileTests {
     @Test
     void filesOfSeveralProcessesMergeInTimeOrder() throws IOException {
         write("runner.history", new RunStart(1, "runner", 7, "redis", 0), new WorkerKilled(40, "runner", "w2"));
-        write("w1.history", new Request(10, "w1", "t", "w1:1", "a", false, Call.LOCK, -1), new Grant(30, "w1", "w1:1", 9));
+        write("w1.history", new Request(10, "w1", "t", "w1:1", "a", false, Call.LOCK, -1),
+                new Grant(30, "w1", "w1:1", 9));
         write("w2.history", new Request(20, "w2", "t", "w2:1", "a", false, Call.LOCK, -1));
         assertThat(HistoryReader.readDirectory(this.directory).events()).extracting(HistoryEvent::at)
             .containsExactly(1L, 10L, 20L, 30L, 40L);
