@@ -29,6 +29,7 @@ public final class Checker {
 
     private final Bounds bounds;
 
+    /** @param bounds what the rules allow, set per store by the runner */
     public Checker(Bounds bounds) {
         this.bounds = bounds;
     }
