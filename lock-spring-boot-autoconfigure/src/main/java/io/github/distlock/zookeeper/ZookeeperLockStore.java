@@ -441,7 +441,6 @@ final class ZookeeperLockStore implements LockStore {
             });
     }
 
-    /** Runs {@code task} on the maintenance thread after {@code delayNanos}; it must not block. */
     /**
      * Runs {@code task} on the maintenance thread once the client is connected: at the next
      * connection or reconnection, or after {@link #CONNECTED_RETRY_NANOS} if it is connected now
@@ -468,6 +467,7 @@ final class ZookeeperLockStore implements LockStore {
         }
     }
 
+    /** Runs {@code task} on the maintenance thread after {@code delayNanos}; it must not block. */
     void runLater(long delayNanos, Runnable task) {
         try {
             this.maintenance.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
