@@ -242,8 +242,7 @@ public abstract class AbstractLocalHandoffIntegrationTests {
         lockUntilLingering(registry, this.key);
         FencedLock mine = registry.obtain(this.key);
         deleteEntriesBehindTheRegistrysBack(this.key);
-        FencedLock theirs = peer.obtain(this.key);
-        assertThat(theirs.tryLock(LONG.toMillis(), MILLISECONDS)).as("the other process takes the key").isTrue();
+        FencedLock theirs = takeTheKey(peer);
         Future<Long> next;
         long peerFence;
         try {
@@ -281,8 +280,7 @@ public abstract class AbstractLocalHandoffIntegrationTests {
         long fence = mine.getFence();
         assertThat(Fences.pass(fence)).as("a local handoff").isPositive();
         deleteEntriesBehindTheRegistrysBack(this.key);
-        FencedLock theirs = peer.obtain(this.key);
-        assertThat(theirs.tryLock(LONG.toMillis(), MILLISECONDS)).as("the other process takes the key").isTrue();
+        FencedLock theirs = takeTheKey(peer);
         boolean toldAtUnlock;
         try {
             mine.unlock();
@@ -307,6 +305,13 @@ public abstract class AbstractLocalHandoffIntegrationTests {
 
     private static Optional<LockLoss> lossOf(List<LockLoss> losses, long fence) {
         return losses.stream().filter((loss) -> loss.covers(fence)).findFirst();
+    }
+
+    /** @return the lock of the test's key, held by {@code peer} (another process) once it took it */
+    protected FencedLock takeTheKey(CoreLockRegistry peer) throws InterruptedException {
+        FencedLock theirs = peer.obtain(this.key);
+        assertThat(theirs.tryLock(LONG.toMillis(), MILLISECONDS)).as("the other process takes the key").isTrue();
+        return theirs;
     }
 
     /** Holds {@code lock} for a moment, waiting at most {@code wait}. @return the hold's fence */

@@ -131,8 +131,7 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
         JdbcLockRegistry peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
         lockUntilLingering(registry, this.key);
         deleteEntriesBehindTheRegistrysBack(this.key);
-        FencedLock theirs = peer.obtain(this.key);
-        assertThat(theirs.tryLock(LONG.toMillis(), MILLISECONDS)).as("the other process takes the key").isTrue();
+        FencedLock theirs = takeTheKey(peer);
         try {
             await().atMost(Duration.ofSeconds(5)).until(() -> registry.getStatistics().getKeptEntriesLost() == 1);
             assertThat(tryAndRelease(registry.obtain(this.key))).as("a try-once while the other process holds")
@@ -162,8 +161,7 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
         long unconfirmed = holdAndGetFence(mine, LONG);
         assertThat(Fences.storeFence(unconfirmed)).as("the same entry").isEqualTo(Fences.storeFence(confirmed));
         deleteEntriesBehindTheRegistrysBack(this.key);
-        FencedLock theirs = peer.obtain(this.key);
-        assertThat(theirs.tryLock(LONG.toMillis(), MILLISECONDS)).as("the other process takes the key").isTrue();
+        FencedLock theirs = takeTheKey(peer);
         theirs.unlock();
         await().atMost(lossNotice()).until(() -> !losses.isEmpty());
         assertThat(losses).singleElement().satisfies((loss) -> {
