@@ -68,12 +68,18 @@ public interface InspectableLockRegistry extends LockRegistry {
      * holds passed on between threads of the process and unlocked before the store reported their
      * entry lost, which no {@code unlock()} could tell.
      * @param listener called once per loss report; see {@link LockLossListener} for its thread
+     * @throws UnsupportedOperationException if the registry cannot tell (the default, for
+     * implementations of this interface written before it had listeners)
      */
-    void addLossListener(LockLossListener listener);
+    default void addLossListener(LockLossListener listener) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not report lost holds to listeners");
+    }
 
     /**
      * @param listener a listener added before
      * @return whether it was registered (and is no longer)
      */
-    boolean removeLossListener(LockLossListener listener);
+    default boolean removeLossListener(LockLossListener listener) {
+        return false;
+    }
 }

@@ -6,10 +6,11 @@ import java.util.Objects;
  * Holds of one lock, in this process, that the store may have stopped backing before they ended:
  * work done under them may have overlapped another holder's, and a resource that checks fences
  * may have rejected or must reject it. One report names either the one hold a thread still has
- * (its {@code unlock()} throws {@link LockLostException} too), or every hold that was passed on
+ * (its {@code unlock()} throws {@link LockLostException} too), or holds already unlocked, whose
+ * threads were told nothing at unlock, so this report is how they learn it: holds passed on
  * between this process's threads (see {@link LocalHandoff}) and unlocked after the store last
- * confirmed their entry: their threads were told nothing at unlock, so this report is how they
- * learn it. Their fences are consecutive, from {@link #firstFence()} to {@link #lastFence()}.
+ * confirmed their entry, which it lost since, or holds whose release the store did not confirm.
+ * Their fences are consecutive, from {@link #firstFence()} to {@link #lastFence()}.
  *
  * @param key the lock key
  * @param firstFence the fence of the first hold lost

@@ -2,6 +2,7 @@ package io.github.distlock.autoconfigure;
 
 import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.LockLossListener;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -68,7 +69,14 @@ public final class DistributedLockAutoConfiguration {
     @Bean
     SmartInitializingSingleton distributedLockLossListenerRegistration(
             ObjectProvider<InspectableLockRegistry> registries, ObjectProvider<LockLossListener> listeners) {
-        return () -> registries.orderedStream()
-            .forEach((registry) -> listeners.orderedStream().forEach(registry::addLossListener));
+        return () -> registries.orderedStream().forEach((registry) -> listeners.orderedStream().forEach((listener) -> {
+            try {
+                registry.addLossListener(listener);
+            }
+            catch (UnsupportedOperationException ex) {
+                LoggerFactory.getLogger(DistributedLockAutoConfiguration.class)
+                    .warn("Lock loss listener {} not registered: {}", listener, ex.getMessage());
+            }
+        }));
     }
 }

@@ -49,23 +49,24 @@ final class KeyState {
     }
 
     /**
-     * When the holds of one unfair entry were unlocked while the process kept the entry: the
-     * store never saw those unlocks, so a loss of the entry that it reports later may have struck
-     * any of them that ended after the store last showed the entry present. Written by the thread
-     * holding the unfair gate; read once the loss is known, under this object's monitor, which
-     * every write precedes through the tenure's monitor (the keep that follows each write).
+     * When the holds of one unfair entry were unlocked while the process kept the entry (or, for
+     * the last one, when its release got no answer): the store never saw those unlocks, so a loss
+     * of the entry that it reports later may have struck any of them that ended after the store
+     * last showed the entry present. Written by the thread holding the unfair gate; read once, under
+     * this object's monitor, by a gate holder or by a store thread after the tenure ended (the
+     * tenure's monitor, taken by the keep or take after each write and by the end, orders them).
      */
     static final class KeptPasses {
 
         /** The {@link System#nanoTime()} of each kept pass's unlock, by pass; grown as passes go. */
         private long[] unlockedAt = new long[4];
 
-        /** The last pass whose hold was unlocked and kept, or -1. */
+        /** The last pass whose unlock was noted, or -1. */
         private int last = -1;
 
         private boolean reported;
 
-        /** Called by the thread holding the unfair gate, before the entry is kept. */
+        /** Called by the thread holding the unfair gate, before the entry is kept (or its release failed). */
         void unlocked(int pass, long at) {
             if (pass >= this.unlockedAt.length) {
                 this.unlockedAt = Arrays.copyOf(this.unlockedAt, Math.min(this.unlockedAt.length * 4, Fences.MAX_PASS + 1));

@@ -1,7 +1,6 @@
 package io.github.distlock.core;
 
 import java.util.Collections;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -81,15 +80,6 @@ final class LocalHandoffs {
     private final Set<StoreEntry> droppedBeforeReport = Collections.newSetFromMap(
             Collections.synchronizedMap(new WeakHashMap<>()));
 
-    /**
-     * Entries given back to a store that did not confirm the release, with their kept passes: a
-     * loss the store reports later (the release retried in the background found the entry gone)
-     * is a loss of those passes, though the key may be on a new tenure by then. Weak, as above;
-     * the passes do not refer to the entry.
-     */
-    private final Map<StoreEntry, KeyState.KeptPasses> givenBackUnconfirmed = Collections.synchronizedMap(
-            new WeakHashMap<>());
-
     /** Tells of holds that were passed on and unlocked on an entry that the store may have lost meanwhile. */
     @FunctionalInterface
     interface LostPasses {
@@ -156,7 +146,7 @@ final class LocalHandoffs {
         if (!alive) {
             // Lost while no thread held it: no thread holds it to tell, but those that held it may have lost it.
             droppedWithoutHolder(kept);
-            reportLostPasses(kept.entry, kept.keptPasses, Fences.MAX_PASS);
+            reportLostPasses(kept.entry, kept.keptPasses, Fences.MAX_PASS, null);
             kept.entry.discard();
             return null;
         }
@@ -233,11 +223,6 @@ final class LocalHandoffs {
         KeyState.Tenure tenure = (state != null) ? state.tenure : null;
         if (tenure == null || tenure.entry != entry) {
             // Looked at after the tenure: an entry is remembered before its key's next tenure starts.
-            KeyState.KeptPasses givenBack = this.givenBackUnconfirmed.remove(entry);
-            if (givenBack != null) {
-                reportLostPasses(entry, givenBack, Fences.MAX_PASS);
-                return false;
-            }
             return !this.droppedBeforeReport.remove(entry);
         }
         KeyState.Tenure.Status status = tenure.lost();
@@ -246,22 +231,29 @@ final class LocalHandoffs {
             submitCheck(state);
         }
         else if (status == KeyState.Tenure.Status.ENDED) {
-            this.givenBackUnconfirmed.remove(entry);
-            reportLostPasses(entry, tenure.keptPasses, Fences.MAX_PASS);
+            reportLostPasses(entry, tenure.keptPasses, Fences.MAX_PASS, null);
         }
         return status == KeyState.Tenure.Status.HELD;
     }
 
     /**
-     * Reports the holds of an entry known lost that were passed on and unlocked, up to
-     * {@code upTo}, and that the store may have lost before their unlock; once per entry.
+     * Reports the holds of an entry known lost (or whose release the store did not confirm) that
+     * were unlocked, up to {@code upTo}, at or after the store last confirmed the entry; once per
+     * tenure.
+     * @param reason why, or {@code null} for the entry's lost reason
      */
-    void reportLostPasses(StoreEntry entry, KeyState.KeptPasses passes, int upTo) {
+    void reportLostPasses(StoreEntry entry, KeyState.KeptPasses passes, int upTo, @Nullable String reason) {
         KeyState.KeptPasses.Range lost = passes.lostAfterUnlock(entry.confirmedAt(), upTo);
         if (lost != null) {
-            this.lostPasses.lost(entry, lost.first(), lost.last(),
-                    Objects.requireNonNullElse(entry.lostReason(), "its lock entry was lost"));
+            this.lostPasses.lost(entry, lost.first(), lost.last(), (reason != null) ? reason
+                    : Objects.requireNonNullElse(entry.lostReason(), "its lock entry was lost"));
         }
+    }
+
+    /** Why holds count as lost whose entry's release (or give-back) the store did not confirm. */
+    static String unconfirmedRelease(LockStore store, String failure) {
+        return "the release of their lock entry was not confirmed by " + store.describe() + " (" + failure
+                + "): whether the store still had the entry when they ended is unknown";
     }
 
     /**
@@ -370,15 +362,18 @@ final class LocalHandoffs {
     private void giveBack(KeyState state, KeyState.Tenure kept) {
         // Ended before the release, so that a loss the release finds is not reported as a lost hold.
         kept.end();
-        boolean confirmed = releaseToStore(kept.entry);
+        String unconfirmed = releaseToStore(kept.entry);
         // Looked at after the release: the entry has ended, so its lost reason is final. A loss set
         // during the release is reported after it, perhaps once the key's state is gone.
         if (kept.entry.lostReason() != null) {
             droppedWithoutHolder(kept);
-            reportLostPasses(kept.entry, kept.keptPasses, Fences.MAX_PASS);
+            reportLostPasses(kept.entry, kept.keptPasses, Fences.MAX_PASS, null);
         }
-        else if (!confirmed) {
-            this.givenBackUnconfirmed.put(kept.entry, kept.keptPasses);
+        else if (unconfirmed != null) {
+            // No store reports what its retry in the background finds, and a retry finding the entry gone
+            // could not tell a deletion from its own first attempt: the holds since the last confirmation
+            // may have been lost, and nothing later would say so.
+            reportLostPasses(kept.entry, kept.keptPasses, Fences.MAX_PASS, unconfirmedRelease(this.store, unconfirmed));
         }
         state.kept = null;
         kept.givenBack();
@@ -394,11 +389,11 @@ final class LocalHandoffs {
         }
     }
 
-    /** @return false if the store did not confirm the release, which it then retries in the background */
-    private boolean releaseToStore(StoreEntry entry) {
+    /** @return why the store did not confirm the release, which it then retries in the background, or {@code null} */
+    private @Nullable String releaseToStore(StoreEntry entry) {
         if (this.store.isClosed()) {
             // Closing the store removed the registry's entries.
-            return true;
+            return null;
         }
         try {
             if (entry.lostReason() != null) {
@@ -412,14 +407,14 @@ final class LocalHandoffs {
         catch (StoreUnavailableException ex) {
             logger.warn("Release of lock '{}' (store fence {}) not confirmed by {} ({}); retrying in the background",
                     LockKeys.abbreviate(entry.lockKey()), entry.fence(), this.store.describe(), ex.getMessage());
-            return false;
+            return String.valueOf(ex.getMessage());
         }
         catch (RuntimeException ex) {
             logger.warn("Release of lock '{}' (store fence {}) failed", LockKeys.abbreviate(entry.lockKey()), entry.fence(),
                     ex);
-            return false;
+            return ex.toString();
         }
-        return true;
+        return null;
     }
 
     private static ScheduledExecutorService timer() {

@@ -9,6 +9,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -21,6 +24,7 @@ import io.github.distlock.LockLossListener;
 import io.github.distlock.LockLostException;
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
+import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.HoldLossListener;
 import io.github.distlock.store.LockKeys;
@@ -64,6 +68,13 @@ public final class LockCore implements HoldLossListener {
 
     private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
 
+    /**
+     * Tells the loss listeners, one report after another in the order they came: never on the
+     * thread that learnt of the loss, which may hold a key's unfair gate (a listener locking that
+     * key would re-enter it) or be a store's I/O thread (a listener calling the store would stall it).
+     */
+    private final ExecutorService lossReports;
+
     /*
      * Invariant: a key is mapped while its users count is positive; users counts the threads that
      * hold the key or are acquiring it (a reentrant hold counts once) and changes only inside
@@ -83,6 +94,10 @@ public final class LockCore implements HoldLossListener {
         this.statistics = statistics;
         this.ownerIdentity = ownerIdentity;
         this.handoffs = new LocalHandoffs(store, localHandoff, this::releaseState, this::passesLost);
+        ThreadPoolExecutor lossReports = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                DaemonThreads.named("distlock-loss-listeners-" + store.namespace()));
+        lossReports.allowCoreThreadTimeOut(true);
+        this.lossReports = lossReports;
     }
 
     /**
@@ -443,13 +458,24 @@ public final class LockCore implements HoldLossListener {
                 lost = releaseToStore(entry, hold.fence);
                 if (lost != null && hold.tenure != null) {
                     // Still under the gate: the holds passed on before this one may have been lost too.
-                    this.handoffs.reportLostPasses(entry, hold.tenure.keptPasses, Fences.pass(hold.fence) - 1);
+                    this.handoffs.reportLostPasses(entry, hold.tenure.keptPasses, Fences.pass(hold.fence) - 1, null);
                 }
             }
         }
         catch (StoreUnavailableException ex) {
             logger.warn("Release of lock '{}' (fence {}) not confirmed by {} ({}); retrying in the background",
                     LockKeys.abbreviate(key), hold.fence, this.store.describe(), ex.getMessage());
+            // The unlock returns: this hold, and those passed on before it since the store last confirmed
+            // the entry, may have ended after the store lost it, and nothing later would say so.
+            String reason = LocalHandoffs.unconfirmedRelease(this.store, String.valueOf(ex.getMessage()));
+            int pass = Fences.pass(hold.fence);
+            if (hold.tenure != null) {
+                hold.tenure.keptPasses.unlocked(pass, System.nanoTime());
+                this.handoffs.reportLostPasses(entry, hold.tenure.keptPasses, pass, reason);
+            }
+            else {
+                passesLost(entry, pass, pass, reason);
+            }
         }
         finally {
             if (hold.passedGate()) {
@@ -602,10 +628,10 @@ public final class LockCore implements HoldLossListener {
     }
 
     /**
-     * Holds that threads of the process took over from one another on one entry and unlocked, with
-     * no store call, and that the store may have stopped backing before their unlock: it lost the
-     * entry later and last showed it present before they ended. No unlock told their threads, so
-     * they count as lost holds and go to the listeners.
+     * Holds already unlocked that the store may have stopped backing before their unlock: passed on
+     * between threads of the process with no store call, on an entry it lost later and last showed
+     * present before they ended; or ended by a release it did not confirm. No unlock told their
+     * threads, so they count as lost holds and go to the listeners.
      */
     private void passesLost(StoreEntry entry, int first, int last, String reason) {
         if (this.store.isClosed()) {
@@ -615,22 +641,26 @@ public final class LockCore implements HoldLossListener {
         this.statistics.holdsLost(holds);
         long firstFence = Fences.of(entry.fence(), first);
         long lastFence = Fences.of(entry.fence(), last);
-        logger.warn("Lock '{}': {} hold(s) passed on within this process and unlocked (fences {} to {}) may have "
-                + "overlapped another holder: the store lost their entry after it last confirmed it, before they "
-                + "ended ({})", LockKeys.abbreviate(entry.lockKey()), holds, firstFence, lastFence, reason);
+        logger.warn("Lock '{}': {} hold(s) unlocked (fences {} to {}) may have overlapped another holder: {}",
+                LockKeys.abbreviate(entry.lockKey()), holds, firstFence, lastFence, reason);
         tellLossListeners(new LockLoss(entry.lockKey(), firstFence, lastFence, holds, true, reason));
     }
 
     private void tellLossListeners(LockLoss loss) {
-        for (LockLossListener listener : this.lossListeners) {
-            try {
-                listener.lockLost(loss);
-            }
-            catch (RuntimeException ex) {
-                logger.warn("Lock loss listener {} failed on the loss of lock '{}'", listener,
-                        LockKeys.abbreviate(loss.key()), ex);
-            }
+        if (this.lossListeners.isEmpty()) {
+            return;
         }
+        this.lossReports.execute(() -> {
+            for (LockLossListener listener : this.lossListeners) {
+                try {
+                    listener.lockLost(loss);
+                }
+                catch (RuntimeException ex) {
+                    logger.warn("Lock loss listener {} failed on the loss of lock '{}'", listener,
+                            LockKeys.abbreviate(loss.key()), ex);
+                }
+            }
+        });
     }
 
     /**

@@ -24,6 +24,7 @@ import static io.github.distlock.testsupport.LockAttempts.tryAndRelease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -67,7 +68,7 @@ class LocalHandoffRaceTests {
         finally {
             lock.unlock();
         }
-        assertThat(this.losses).containsExactly(new LockLoss("sku", unlocked, unlocked, 1, true, "lease expired"));
+        assertThat(reportedLosses(1)).containsExactly(new LockLoss("sku", unlocked, unlocked, 1, true, "lease expired"));
         assertThat(this.statistics.statistics().getHoldsLost()).as("holds lost: the one unlocked").isOne();
         assertThat(this.statistics.statistics().getKeptEntriesLost()).as("kept entries lost").isOne();
         assertThat(kept.discarded.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("lost entry discarded").isTrue();
@@ -126,7 +127,7 @@ class LocalHandoffRaceTests {
         await().atMost(BOUND).until(() -> core.activeKeys().isEmpty());
         // The store's report, late.
         core.holdLost(entry, "lease expired");
-        assertThat(this.losses).singleElement().satisfies((loss) -> assertThat(loss.unlocked()).isTrue());
+        assertThat(reportedLosses(1)).singleElement().satisfies((loss) -> assertThat(loss.unlocked()).isTrue());
         assertThat(this.statistics.statistics().getHoldsLost()).as("holds lost: the one unlocked").isOne();
         assertThat(this.statistics.statistics().getKeptEntriesLost()).as("kept entries lost").isOne();
     }
@@ -232,8 +233,7 @@ class LocalHandoffRaceTests {
         ScriptedEntry entry = this.store.entries.get(0);
         entry.lose("deleted by hand", core);
         assertThat(entry.discarded.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("lost entry dropped").isTrue();
-        await().atMost(BOUND).until(() -> !this.losses.isEmpty());
-        assertThat(this.losses).containsExactly(new LockLoss("sku", fences.get(0), fences.get(2), 3, true,
+        assertThat(reportedLosses(1)).containsExactly(new LockLoss("sku", fences.get(0), fences.get(2), 3, true,
                 "deleted by hand"));
         assertThat(this.statistics.statistics().getHoldsLost()).as("holds lost").isEqualTo(3);
         assertThat(this.statistics.statistics().getKeptEntriesLost()).as("kept entries lost").isOne();
@@ -254,7 +254,7 @@ class LocalHandoffRaceTests {
         entry.onNextLostReasonRead(() -> entry.lose("failover", core));
         lock.lock();
         lock.unlock();
-        assertThat(this.losses).containsExactly(new LockLoss("sku", unconfirmed.get(0), unconfirmed.get(1), 2, true,
+        assertThat(reportedLosses(1)).containsExactly(new LockLoss("sku", unconfirmed.get(0), unconfirmed.get(1), 2, true,
                 "failover"));
         assertThat(this.statistics.statistics().getHoldsLost()).as("holds lost").isEqualTo(2);
     }
@@ -271,19 +271,20 @@ class LocalHandoffRaceTests {
         lock.lock();
         long held = lock.getFence();
         this.store.entries.get(0).lose("lease expired", core);
-        assertThat(this.losses).containsExactly(new LockLoss("sku", held, held, 1, false, "lease expired"));
+        assertThat(reportedLosses(1)).containsExactly(new LockLoss("sku", held, held, 1, false, "lease expired"));
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
-        assertThat(this.losses).containsExactly(new LockLoss("sku", held, held, 1, false, "lease expired"),
+        assertThat(reportedLosses(2)).containsExactly(new LockLoss("sku", held, held, 1, false, "lease expired"),
                 new LockLoss("sku", earlier.get(0), earlier.get(1), 2, true, "lease expired"));
         assertThat(this.statistics.statistics().getHoldsLost()).as("holds lost").isEqualTo(3);
     }
 
     /**
-     * A lingering entry whose give-back the store did not confirm, and whose loss the store
-     * reports once the key's state is gone: the holds passed on it are still reported.
+     * A lingering entry whose give-back the store did not confirm: no store reports what its retry
+     * in the background finds, so the holds unlocked since the store last confirmed the entry are
+     * reported at once, as holds whose end the store cannot vouch for.
      */
     @Test
-    void holdsOnAnEntryGivenBackUnconfirmedAreReportedWhenItsLossComesLater() throws Exception {
+    void holdsOnAnEntryWhoseGiveBackIsNotConfirmedAreReportedLost() throws Exception {
         LockCore core = core(new LocalHandoff(Duration.ofMinutes(1), Duration.ofMillis(20)));
         FencedLock lock = core.obtain("sku", false);
         lock.lock();
@@ -291,13 +292,82 @@ class LocalHandoffRaceTests {
         entry.failNextRelease = true;
         long fence = lock.getFence();
         lock.unlock();
-        assertThat(entry.released.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("given back").isTrue();
-        await().atMost(BOUND).until(() -> core.activeKeys().isEmpty());
-        assertThat(this.losses).isEmpty();
-        // The background retry of the release found the entry gone.
-        entry.lose("its lock entry was already gone", core);
-        assertThat(this.losses).containsExactly(new LockLoss("sku", fence, fence, 1, true,
-                "its lock entry was already gone"));
+        assertThat(reportedLosses(1)).singleElement().satisfies((loss) -> {
+            assertThat(loss).isEqualTo(new LockLoss("sku", fence, fence, 1, true, loss.reason()));
+            assertThat(loss.reason()).contains("not confirmed by scripted store (no answer in time)");
+        });
+        assertThat(this.statistics.statistics().getHoldsLost()).isOne();
+    }
+
+    /**
+     * An unlock whose release the store did not confirm returns (the release goes on in the
+     * background), so the listeners hear that the hold may have ended after the store lost it:
+     * a fair hold, and an unfair one with the holds passed on before it.
+     */
+    @Test
+    void anUnlockWhoseReleaseIsNotConfirmedReportsItsHoldAndThosePassedOnBefore() throws Exception {
+        LockCore core = core(LONG_LINGER);
+        FencedLock fair = core.obtain("fair", true);
+        fair.lock();
+        long fairFence = fair.getFence();
+        this.store.entries.get(0).failNextRelease = true;
+        fair.unlock();
+        assertThat(reportedLosses(1)).extracting(LockLoss::firstFence, LockLoss::holds, LockLoss::unlocked)
+            .containsExactly(tuple(fairFence, 1, true));
+        FencedLock unfair = core.obtain("unfair", false);
+        List<Long> passed = lockAndUnlock(unfair, 2);
+        unfair.lock();
+        long last = unfair.getFence();
+        ScriptedEntry entry = this.store.entries.get(1);
+        entry.failNextRelease = true;
+        // Another process queued: the entry goes back to the store at this unlock instead of lingering.
+        entry.queuedBehind().run();
+        unfair.unlock();
+        assertThat(reportedLosses(2).get(1)).extracting(LockLoss::firstFence, LockLoss::lastFence, LockLoss::holds)
+            .containsExactly(passed.get(0), last, 3);
+    }
+
+    /**
+     * Listeners run on a thread of their own, never under the key's gate: one that locks the very
+     * key it is told about neither re-enters the gate of the thread that found the loss nor blocks it.
+     */
+    @Test
+    void aListenerMayLockTheKeyItIsToldAbout() throws Exception {
+        LockCore core = core(LONG_LINGER);
+        FencedLock lock = core.obtain("sku", false);
+        List<Boolean> listenerLocked = new CopyOnWriteArrayList<>();
+        core.addLossListener((loss) -> {
+            FencedLock again = core.obtain(loss.key(), false);
+            try {
+                // Waits for the thread that found the loss, which holds the key: it never waits for this one.
+                boolean locked = again.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+                listenerLocked.add(locked);
+                if (locked) {
+                    again.unlock();
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        this.store.exclusive = true;
+        lockAndUnlock(lock, 2);
+        ScriptedEntry kept = this.store.entries.get(0);
+        kept.onNextLostReasonRead(() -> kept.lose("deleted by hand", core));
+        // Were the listener run here, under the gate, its hold would linger on an entry this acquisition queues behind.
+        assertThat(lock.tryLock(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("the acquisition that found the loss").isTrue();
+        lock.unlock();
+        await().atMost(BOUND).until(() -> listenerLocked.size() == 1);
+        assertThat(listenerLocked).containsExactly(true);
+        lock.lock();
+        lock.unlock();
+        assertThat(reportedLosses(1)).hasSize(1);
+    }
+
+    /** @return the losses reported so far, once there are {@code count}: listeners are told on a thread of their own */
+    private List<LockLoss> reportedLosses(int count) {
+        await().atMost(BOUND).until(() -> this.losses.size() >= count);
+        return this.losses;
     }
 
     /** @return the fences of {@code times} holds of {@code lock}, each unlocked before the next */
@@ -617,8 +687,18 @@ class LocalHandoffRaceTests {
             this.discarded.countDown();
         }
 
+        private volatile @Nullable Runnable queuedBehind;
+
+        /** @return what the core asked to be told when an entry queues behind this one */
+        Runnable queuedBehind() {
+            Runnable told = this.queuedBehind;
+            assertThat(told).as("the core asked to be told").isNotNull();
+            return told;
+        }
+
         @Override
         public boolean whenQueuedBehind(Runnable queuedBehind) {
+            this.queuedBehind = queuedBehind;
             return true;
         }
     }
