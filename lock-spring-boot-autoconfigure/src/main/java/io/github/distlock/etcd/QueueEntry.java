@@ -3,6 +3,7 @@ package io.github.distlock.etcd;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -81,6 +82,9 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
     private final EtcdSession session;
 
     private final EntryMonitor monitor;
+
+    /** Others' deletions delivered by the watch, applied once their response was delivered whole. */
+    private final ConcurrentLinkedQueue<Deletion> othersDeleted = new ConcurrentLinkedQueue<>();
 
     /** The entry write's first answer while none came; {@code null} before it is sent and once one came. */
     private volatile @Nullable CompletableFuture<TxnResponse> write;
@@ -491,14 +495,33 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
 
     // ---- watch events --------------------------------------------------------------------------
 
+    /*
+     * Invariant: others' deletions take effect only once every event of their watch response was
+     * delivered (eventsDelivered), our own at once. A prefix delete removes a waiter's entry and the
+     * one ahead of it in one revision, whose events come one by one in key order: acting on the one
+     * ahead first would make a waiter whose own entry is gone the holder, with a fence below that of
+     * an entry written since.
+     */
     @Override
     public void deleted(ByteSequence etcdKey, long revision) {
         if (etcdKey.equals(this.key)) {
             ownKeyDeleted(revision);
         }
         else {
-            this.monitor.deleted(etcdKey, revision);
+            this.othersDeleted.add(new Deletion(etcdKey, revision));
         }
+    }
+
+    @Override
+    public void eventsDelivered() {
+        Deletion deletion;
+        while ((deletion = this.othersDeleted.poll()) != null) {
+            this.monitor.deleted(deletion.key(), deletion.revision());
+        }
+    }
+
+    /** Another entry's key deleted at a revision, to take effect at the end of its watch response. */
+    private record Deletion(ByteSequence key, long revision) {
     }
 
     /**

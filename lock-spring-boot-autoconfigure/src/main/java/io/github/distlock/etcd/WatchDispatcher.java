@@ -1,5 +1,6 @@
 package io.github.distlock.etcd;
 
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -52,6 +53,14 @@ final class WatchDispatcher implements AutoCloseable {
 
         /** Events may have been missed: re-read state from etcd. */
         void resync();
+
+        /**
+         * Every event of one watch response that concerns this listener was delivered. One
+         * revision may delete several keys (a prefix delete), whose events come one by one: a
+         * listener acts on others' deletions here, once it has also seen any of its own.
+         */
+        default void eventsDelivered() {
+        }
     }
 
     private static final Logger logger = LoggerFactory.getLogger(WatchDispatcher.class);
@@ -229,6 +238,7 @@ final class WatchDispatcher implements AutoCloseable {
 
     private void onEvents(WatchResponse response) {
         long revision = response.getHeader().getRevision();
+        Set<Listener> told = new HashSet<>();
         for (WatchEvent event : response.getEvents()) {
             boolean deleted = event.getEventType() == WatchEvent.EventType.DELETE;
             // Puts are entries being created (entries are written once): a holder learns that someone queued behind it.
@@ -238,6 +248,7 @@ final class WatchDispatcher implements AutoCloseable {
             Set<Listener> listeners = (root != null) ? this.listenersByRoot.get(root) : null;
             if (listeners != null) {
                 long eventRevision = event.getKeyValue().getModRevision();
+                told.addAll(listeners);
                 for (Listener listener : listeners) {
                     if (deleted) {
                         listener.deleted(key, eventRevision);
@@ -248,6 +259,9 @@ final class WatchDispatcher implements AutoCloseable {
                 }
             }
             revision = Math.max(revision, event.getKeyValue().getModRevision());
+        }
+        for (Listener listener : told) {
+            listener.eventsDelivered();
         }
         this.lifecycle.lock();
         try {

@@ -3,6 +3,7 @@ package io.github.distlock.etcd;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +23,7 @@ import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.core.Fences;
+import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.core.LockStatistics;
 import io.github.distlock.testsupport.BackgroundHolder;
 import io.github.distlock.testsupport.EtcdClusterExtension;
@@ -268,6 +270,35 @@ class EtcdLockRegistryIntegrationTests {
         assertThat(again.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
         assertThat(again.getFence()).isGreaterThan(fence);
         again.unlock();
+    }
+
+    /**
+     * One prefix delete removes the holder's entry and every waiter's in one revision, and the
+     * watch delivers them one by one in key order: a waiter must not take the deletion of the
+     * entry ahead of it for its turn before its own deletion, which comes right after, or it holds
+     * on a deleted entry with a fence below any written since. Every waiter queues again and gets
+     * a fence above the delete's revision. (The nemesis found the race once; many waiters make it
+     * likelier to show.)
+     */
+    @Test
+    void waitersDeletedWithTheHolderInOnePrefixDeleteQueueAgainAboveIt() throws Exception {
+        int waiters = 16;
+        FencedLock holder = this.registry.obtain(this.key, true);
+        holder.lock();
+        List<CompletableFuture<Long>> fences = new ArrayList<>();
+        for (int i = 0; i < waiters; i++) {
+            fences.add(BackgroundAcquirer.acquireAndRelease(this.registry.obtain(this.key, true), LONG));
+        }
+        await().atMost(LONG).until(() -> entries(this.key).size() == waiters + 1);
+        long deletedAt = this.rawClient.getKVClient()
+            .delete(root(this.key), DeleteOption.builder().isPrefix(true).build())
+            .get(10, TimeUnit.SECONDS).getHeader().getRevision();
+        await().atMost(LONG).pollInSameThread().until(() -> !holder.isLockedByCurrentThread());
+        assertThatExceptionOfType(LockLostException.class).isThrownBy(holder::unlock);
+        for (CompletableFuture<Long> fence : fences) {
+            assertThat(Fences.storeFence(fence.get(LONG.toMillis() * 2, TimeUnit.MILLISECONDS)))
+                .as("a waiter's fence, against the delete's revision %d", deletedAt).isGreaterThan(deletedAt);
+        }
     }
 
     /**
