@@ -361,31 +361,49 @@ public final class NemesisRunner {
     }
 
     /**
-     * Deletes entries behind the library's back and waits for etcd's answer (up to 30 s, past any
-     * member pause), so that the fault window covers the delete: one applied after its heal would
-     * be a data loss the history does not show.
+     * Deletes entries behind the library's back, retrying until etcd confirms a delete (for up to
+     * 30 s, past any member pause), so that the fault window covers it. etcd may fail a delete
+     * whose outcome it does not know ("request timed out"); such an attempt is either applied
+     * before a later one that succeeds (one raft log) or never, so a confirmed retry closes it.
      */
     private long deleteEntries(int scope) {
         ByteSequence prefix = bytes(NAMESPACE + "#" + ((scope == 0) ? "" : KEYS.get(0) + "/"));
-        try {
-            if (scope < 2) {
-                return this.client.getKVClient().delete(prefix, DeleteOption.builder().isPrefix(true).build())
-                    .get(30, TimeUnit.SECONDS).getDeleted();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Exception failure = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (scope < 2) {
+                    return this.client.getKVClient().delete(prefix, DeleteOption.builder().isPrefix(true).build())
+                        .get(10, TimeUnit.SECONDS).getDeleted();
+                }
+                List<KeyValue> oldest = this.client.getKVClient()
+                    .get(prefix, GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
+                        .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build())
+                    .get(10, TimeUnit.SECONDS).getKvs();
+                if (oldest.isEmpty()) {
+                    return 0;
+                }
+                return this.client.getKVClient().delete(oldest.get(0).getKey()).get(10, TimeUnit.SECONDS).getDeleted();
             }
-            List<KeyValue> oldest = this.client.getKVClient()
-                .get(prefix, GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
-                    .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build())
-                .get(30, TimeUnit.SECONDS).getKvs();
-            if (oldest.isEmpty()) {
-                return 0;
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                failure = ex;
+                break;
             }
-            return this.client.getKVClient().delete(oldest.get(0).getKey()).get(30, TimeUnit.SECONDS).getDeleted();
+            catch (Exception ex) {
+                failure = ex;
+                try {
+                    Thread.sleep(100);
+                }
+                catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
         }
-        catch (Exception ex) {
-            this.problems.add("a delete of entries did not complete within 30 s (" + ex
-                    + "); it may have been applied after its fault window");
-            return -1;
-        }
+        this.problems.add("etcd confirmed no delete of entries within 30 s (last failure: " + failure
+                + "); one may have been applied after its fault window");
+        return -1;
     }
 
     private void stopWorkers() {
