@@ -206,8 +206,12 @@ public final class NemesisRunner {
             for (int slot = 0; slot < this.slots.length; slot++) {
                 this.slots[slot] = startWorker(slot);
             }
+            // Recording starts once every worker is warmed up: JVMs warming up beside it slow the store down.
             for (Worker worker : this.slots) {
-                worker.process().awaitLine((line) -> line.startsWith(NemesisWorker.READY), Duration.ofSeconds(60));
+                worker.process().awaitLine((line) -> line.startsWith(NemesisWorker.READY), Duration.ofSeconds(90));
+            }
+            for (Worker worker : this.slots) {
+                worker.process().sendLine(NemesisWorker.GO);
             }
             Duration calm = this.options.ttl().plus(ETCD_ELECTION).plus(CALM_MARGIN);
             FaultPlan plan = FaultPlan.generate(this.options.seed(), this.options.duration().minus(calm),
@@ -292,6 +296,8 @@ public final class NemesisRunner {
                 this.history.record(new WorkerKilled(System.nanoTime(), RUNNER, worker.id()));
                 this.kills.incrementAndGet();
                 this.slots[fault.target()] = startWorker(fault.target());
+                // Read once it is warmed up.
+                this.slots[fault.target()].process().sendLine(NemesisWorker.GO);
                 System.out.println("nemesis: killed " + worker.id() + ", replaced by " + this.slots[fault.target()].id());
                 return null;
             }

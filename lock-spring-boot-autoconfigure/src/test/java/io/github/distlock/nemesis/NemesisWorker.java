@@ -41,7 +41,8 @@ import io.github.distlock.nemesis.HistoryEvent.Request;
  * {@link HistoryEvent} describes.
  *
  * <p>Arguments are {@code --name value} pairs, see {@link Settings}. The worker prints
- * {@value #READY} once its registry exists, and on a {@value #STOP} line on stdin (or at the end
+ * {@value #READY} once its registry has a session and is warmed up, starts contending on a
+ * {@value #GO} line on stdin, and on a {@value #STOP} line on stdin (or at the end
  * of stdin, when the runner is gone) lets every thread finish the call it is in, closes the
  * registry (which deletes its entries and revokes its lease) and exits after printing
  * {@value #STOPPED}; exit status 1 if a thread did not finish within {@link #STOP_TIMEOUT} or an
@@ -58,6 +59,9 @@ public final class NemesisWorker {
 
     /** Printed once the worker contends. */
     public static final String READY = "READY";
+
+    /** The command that starts the contention, after {@value #READY}. */
+    public static final String GO = "GO";
 
     /** The command that ends the run. */
     public static final String STOP = "STOP";
@@ -120,19 +124,22 @@ public final class NemesisWorker {
     }
 
     private int run() throws IOException, InterruptedException {
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < this.settings.threads(); t++) {
-            int index = t;
-            Thread thread = new Thread(() -> contend(index), "t" + t);
-            threads.add(thread);
-            thread.start();
-        }
+        warmUp();
         System.out.println(READY + " " + this.settings.id());
         System.out.flush();
         BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = commands.readLine()) != null && !line.trim().equals(STOP)) {
-            System.err.println("unknown command: " + line);
+        String line = commands.readLine();
+        List<Thread> threads = new ArrayList<>();
+        if (line != null && line.trim().equals(GO)) {
+            for (int t = 0; t < this.settings.threads(); t++) {
+                int index = t;
+                Thread thread = new Thread(() -> contend(index), "t" + t);
+                threads.add(thread);
+                thread.start();
+            }
+            while ((line = commands.readLine()) != null && !line.trim().equals(STOP)) {
+                System.err.println("unknown command: " + line);
+            }
         }
         this.stopping = true;
         long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
@@ -147,6 +154,44 @@ public final class NemesisWorker {
             }
         }
         return (this.unexpected.get() > 0) ? 1 : status;
+    }
+
+    /**
+     * Before anything is recorded: starts the session and takes a private key of each thread a few
+     * times, unrecorded. A cold JVM's first acquisitions load classes, connect and grant the session
+     * lease, for a second or more on a loaded machine; that is no waiting in the queue (G2 orders
+     * waiters by when they started waiting there), and the fairness rule would read it as such.
+     */
+    private void warmUp() throws InterruptedException {
+        try {
+            this.registry.connect().get(30, TimeUnit.SECONDS);
+        }
+        catch (Exception ex) {
+            System.err.println("no session before contending (a fault may be on): " + ex);
+        }
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < this.settings.threads(); t++) {
+            String key = "warm-up-" + this.settings.id() + "-" + t;
+            Thread thread = new Thread(() -> {
+                for (int i = 0; i < 20; i++) {
+                    FencedLock lock = this.registry.obtain(key, i % 2 == 0);
+                    try {
+                        if (lock.tryLock(2, TimeUnit.SECONDS)) {
+                            lock.getFence();
+                            lock.unlock();
+                        }
+                    }
+                    catch (InterruptedException | RuntimeException ex) {
+                        // Faults may be on while a replacement warms up: only the warming matters here.
+                    }
+                }
+            }, "warm-up-" + t);
+            threads.add(thread);
+            thread.start();
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
     }
 
     private void contend(int index) {
