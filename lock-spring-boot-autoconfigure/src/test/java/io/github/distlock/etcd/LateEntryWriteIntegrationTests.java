@@ -20,7 +20,9 @@ import io.github.distlock.FencedLock;
 import io.github.distlock.LockLostException;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import io.github.distlock.testsupport.HeldGrpcCall;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -49,6 +51,12 @@ class LateEntryWriteIntegrationTests {
     /** How long a later acquisition may wait for the key: a few ghost sweeps. */
     private static final Duration PROMPTLY = Duration.ofSeconds(10);
 
+    /**
+     * The ghost sweep's window after a failed write attempt, shortened from a minute: the test
+     * waits past it, and what it proves does not depend on its length.
+     */
+    private static final Duration SWEEP_WINDOW = Duration.ofSeconds(5);
+
     private String namespace;
 
     private String key;
@@ -58,6 +66,16 @@ class LateEntryWriteIntegrationTests {
     private Client peerClient;
 
     private EtcdLockRegistry peer;
+
+    @BeforeAll
+    static void shortenSweepWindow() {
+        EntryCleanup.ghostSweepWindowNanos = SWEEP_WINDOW.toNanos();
+    }
+
+    @AfterAll
+    static void restoreSweepWindow() {
+        EntryCleanup.ghostSweepWindowNanos = EntryCleanup.GHOST_SWEEP_WINDOW_NANOS;
+    }
 
     @BeforeEach
     void setUp(TestInfo test) {
@@ -77,8 +95,8 @@ class LateEntryWriteIntegrationTests {
 
     /**
      * The late attempt reaches etcd more than the ghost sweep's old window (a minute after the
-     * write was sent again) after the release, and its answer stays out: only a sweep while it has
-     * no answer finds the key.
+     * write was sent again; {@link #SWEEP_WINDOW} here) after the release, and its answer stays
+     * out: only a sweep while it has no answer finds the key.
      */
     @Test
     void aWriteAttemptAppliedLongAfterTheReleaseIsSweptWhileItsAnswerIsOutstanding() throws Exception {
@@ -91,7 +109,7 @@ class LateEntryWriteIntegrationTests {
             late.awaitHeld(LONG);
             lock.unlock();
             assertThat(entries()).isEmpty();
-            long pastOldWindow = sentAgain + EntryCleanup.GHOST_SWEEP_WINDOW_NANOS + TimeUnit.SECONDS.toNanos(2);
+            long pastOldWindow = sentAgain + EntryCleanup.ghostSweepWindowNanos + TimeUnit.SECONDS.toNanos(2);
             await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
                 .until(() -> System.nanoTime() - pastOldWindow >= 0);
             long before = currentRevision();
