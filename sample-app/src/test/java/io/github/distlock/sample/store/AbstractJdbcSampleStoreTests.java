@@ -37,7 +37,14 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 abstract class AbstractJdbcSampleStoreTests {
 
+    /** The store timeout of the tests about it: short, so that they fail calls soon. */
     static final Duration TIMEOUT = Duration.ofSeconds(3);
+
+    /**
+     * The store timeout where calls should succeed: far above any call's time, also the first of
+     * a new pool on a loaded machine, so that only a wrong answer fails these tests.
+     */
+    static final Duration PATIENT = Duration.ofSeconds(30);
 
     private final List<JdbcSampleStore> stores = new ArrayList<>();
 
@@ -64,9 +71,14 @@ abstract class AbstractJdbcSampleStoreTests {
 
     /** A store on a pool of its own, as another instance of the sample would have. */
     JdbcSampleStore store(String prefix) {
+        return store(prefix, PATIENT);
+    }
+
+    /** A store on a pool of its own, with the given {@code sample.store.timeout}. */
+    JdbcSampleStore store(String prefix, Duration timeout) {
         HikariDataSource pool = database().pool("sample-store", 4);
         this.pools.add(pool);
-        return store(pool, prefix, TIMEOUT);
+        return store(pool, prefix, timeout);
     }
 
     JdbcSampleStore store(DataSource dataSource, String prefix, Duration timeout) {

@@ -39,7 +39,7 @@ class PostgresSampleStoreIntegrationTests extends AbstractJdbcSampleStoreTests {
 
     @Test
     void callsOnAFrozenServerFailAfterTheStoreTimeoutAndWorkAgainOnceItContinues() {
-        JdbcSampleStore store = store("/frozen/");
+        JdbcSampleStore store = store("/frozen/", TIMEOUT);
         assertThat(store.createFenced("orders/1001", "new")).isTrue();
         DatabaseServer server = database.server();
         server.pause();
