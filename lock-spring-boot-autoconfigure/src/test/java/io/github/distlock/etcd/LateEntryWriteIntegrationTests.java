@@ -185,10 +185,15 @@ class LateEntryWriteIntegrationTests {
         return Client.builder().endpoints(etcd.clientEndpoints().toArray(String[]::new)).interceptor(late).build();
     }
 
-    /** Default request timeout (attempts of 250 ms) and lease TTL, so nothing but the held call is slow. */
+    /**
+     * The default lease TTL, and a request timeout of 20 s (attempts of 1 s) rather than 5 s
+     * (attempts of 250 ms): on a loaded machine every 250 ms attempt of the entry write that
+     * follows the held one once went unanswered for the whole 5 s, and the lock call gave up.
+     */
     private EtcdLockRegistry registry(Client client, String owner) {
         return EtcdLockRegistry.builder(client)
             .namespace(this.namespace)
+            .requestTimeout(Duration.ofSeconds(20))
             .ownerIdentity(owner)
             .endpoints(etcd.clientEndpoints())
             .build();
