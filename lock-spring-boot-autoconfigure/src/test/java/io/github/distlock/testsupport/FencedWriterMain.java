@@ -39,6 +39,7 @@ public final class FencedWriterMain {
         Runtime.getRuntime().addShutdownHook(new Thread(store::close));
         FencedResource resource = store.resource(resourceName);
         FencedLock lock = registry.obtain(key, true);
+        TestStore.warmUp(registry, key + "-warm-up");
         System.out.println("READY");
         BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         long heldFence = 0;

@@ -48,6 +48,7 @@ public final class LockWorkerMain {
         String name = args[5];
         TestStore store = TestStore.open(args[0]);
         LockRegistry registry = store.registry(namespace, ttl, name);
+        TestStore.warmUp(registry, key + "-warm-up-" + name);
         Runtime.getRuntime().addShutdownHook(new Thread(store::close));
         try (OutputStream out = Files.newOutputStream(journal, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
             Journal log = new Journal(out, name);

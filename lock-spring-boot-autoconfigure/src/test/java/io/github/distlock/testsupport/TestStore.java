@@ -10,6 +10,9 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
+import io.github.distlock.FencedLock;
+import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockRegistry;
 import io.github.distlock.core.CoreLockRegistry;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.jdbc.JdbcLockRegistry;
@@ -83,6 +86,36 @@ public abstract class TestStore implements AutoCloseable {
         CoreLockRegistry registry = newRegistry(namespace, ttl, owner);
         this.registries.add((AutoCloseable) registry);
         return registry;
+    }
+
+    /**
+     * Takes and releases a lock on a key of its own until that works, for up to a minute: the
+     * first calls of a JVM just started (channel, session, class loading) can take longer than
+     * the request timeout on a loaded machine. A child JVM does this before it says it is ready,
+     * so that its first acquisition under test meets a warm client.
+     * @param registry a registry of this store
+     * @param key a key no test uses
+     * @throws InterruptedException if interrupted while trying
+     */
+    public static void warmUp(LockRegistry registry, String key) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        FencedLock lock = registry.obtain(key, true);
+        while (true) {
+            try {
+                if (lock.tryLock(10, TimeUnit.SECONDS)) {
+                    lock.unlock();
+                    return;
+                }
+            }
+            catch (LockAcquisitionException ex) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw ex;
+                }
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new IllegalStateException("Could not take the warm-up lock '" + key + "' within a minute");
+            }
+        }
     }
 
     /**
