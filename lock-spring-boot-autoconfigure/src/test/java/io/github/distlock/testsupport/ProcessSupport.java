@@ -178,7 +178,6 @@ public final class ProcessSupport {
                     + " binary."));
     }
 
-    /** A loopback port that was free a moment ago; callers retry if it is taken before they bind it. */
     /** Starts a server on a given port; throws {@link IllegalStateException} if it did not come up. */
     @FunctionalInterface
     interface PortLaunch {
@@ -245,6 +244,7 @@ public final class ProcessSupport {
         }
     }
 
+    /** A loopback port that was free a moment ago; callers retry if it is taken before they bind it. */
     static int freeLoopbackPort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             return socket.getLocalPort();
