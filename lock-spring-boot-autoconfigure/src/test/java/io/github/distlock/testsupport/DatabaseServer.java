@@ -468,6 +468,10 @@ public abstract class DatabaseServer implements AutoCloseable {
             return 'X';
         }
         catch (IOException ex) {
+            // Exited between the open and the read: the kernel answers ESRCH ("No such process").
+            if (!handle.isAlive()) {
+                return 'X';
+            }
             throw new UncheckedIOException(ex);
         }
     }
