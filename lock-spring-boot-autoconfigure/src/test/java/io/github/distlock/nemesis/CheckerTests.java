@@ -99,6 +99,22 @@ class CheckerTests {
     }
 
     @Test
+    void holderKilledWhileItUnlocksHeldOnlyUntilItsUnlockBegan() {
+        // The store applied w2's release and granted w3 before the SIGKILL reached w2, which never
+        // recorded the outcome of its unlock: the hold ended when the call began.
+        TestHistory killedWhileUnlocking = cleanRun().request("w2:6", "c", false, LOCK, -1, 2920)
+            .grant("w2:6", 10, 2921).write("w2:6", 10, 2922).unlocking("w2:6", 2930)
+            .hold("w3:6", "c", 20, 2925, 2940, 2950).kill("w2", 2960).hold("w1:6", "c", 30, 3300, 3310, 3320);
+        assertThat(this.checker.check(killedWhileUnlocking.build())).isEmpty();
+        // Without the record of the unlock, the same history is an overlap.
+        TestHistory killedHolding = cleanRun().request("w2:6", "c", false, LOCK, -1, 2920)
+            .grant("w2:6", 10, 2921).write("w2:6", 10, 2922)
+            .hold("w3:6", "c", 20, 2925, 2940, 2950).kill("w2", 2960).hold("w1:6", "c", 30, 3300, 3310, 3320);
+        assertThat(this.checker.check(killedHolding.build())).extracting(Violation::kind)
+            .containsExactly(Kind.MUTUAL_EXCLUSION);
+    }
+
+    @Test
     void overlapDuringDataLossNeedsTheOlderHolderToldInTime() {
         // A Redis restart without persistence loses w1's entry; w2 gets a; w1 learns only 650 ms later.
         TestHistory run = cleanRun().fault("f3", KILL_MEMBER, "redis", true, 4300, 4310)
@@ -284,5 +300,8 @@ class CheckerTests {
         List<HistoryEvent> events = cleanRun().add(new Grant(TestHistory.nanos(4300), "w2", "w2:99", 900)).events();
         assertThatIllegalArgumentException().isThrownBy(() -> History.of(events))
             .withMessageContaining("outcome of an op never requested");
+        List<HistoryEvent> unlockOfARefusal = cleanRun().unlocking("w4:1", 4300).events();
+        assertThatIllegalArgumentException().isThrownBy(() -> History.of(unlockOfARefusal))
+            .withMessageContaining("unlock of an op that holds nothing");
     }
 }

@@ -25,6 +25,7 @@ import io.github.distlock.nemesis.HistoryEvent.Release;
 import io.github.distlock.nemesis.HistoryEvent.Request;
 import io.github.distlock.nemesis.HistoryEvent.RunStart;
 import io.github.distlock.nemesis.HistoryEvent.StoreObservation;
+import io.github.distlock.nemesis.HistoryEvent.Unlocking;
 import io.github.distlock.nemesis.HistoryEvent.WorkerKilled;
 import io.github.distlock.nemesis.HistoryReader.Recording;
 
@@ -34,7 +35,7 @@ import io.github.distlock.nemesis.HistoryReader.Recording;
  *
  * <p>Built once from the merged events. A history that contradicts itself (an outcome of an
  * operation never requested, two outcomes of one request, a release without a grant, an op id or
- * fault id used twice, a heal of an unknown fault) is rejected with {@link IllegalArgumentException}:
+ * fault id used twice, a heal of an unknown fault, an unlock of an op that holds nothing) is rejected with {@link IllegalArgumentException}:
  * that is a runner or worker defect, and a checker that guessed around it could hide a violation.
  */
 public final class History {
@@ -56,6 +57,8 @@ public final class History {
     private final List<Window> faults = new ArrayList<>();
 
     private final Map<String, Long> kills = new HashMap<>();
+
+    private final Map<String, Long> unlocking = new HashMap<>();
 
     private final List<RegisterWrite> writes = new ArrayList<>();
 
@@ -92,6 +95,13 @@ public final class History {
             else if (event instanceof Refusal refusal) {
                 Operation op = pending(refusal.op(), event);
                 this.operations.put(refusal.op(), new Operation(op.request(), null, refusal, null, false));
+            }
+            else if (event instanceof Unlocking unlock) {
+                Operation op = operation(unlock.op(), event);
+                boolean twice = this.unlocking.putIfAbsent(unlock.op(), unlock.at()) != null;
+                if (op.grant() == null || op.release() != null || twice) {
+                    throw new IllegalArgumentException("unlock of an op that holds nothing: " + event);
+                }
             }
             else if (event instanceof Release release) {
                 Operation op = operation(release.op(), event);
@@ -274,12 +284,15 @@ public final class History {
     }
 
     /**
-     * When a hold stopped counting as its worker's: its release, the first loss report that covers
-     * it, or its worker's kill, whichever came first; {@link #NEVER} while none came. After a kill
-     * the store may keep the entry until its lease ends, but the dead holder does nothing with it.
+     * When a hold stopped counting as its worker's: its unlock call began (recorded before the call,
+     * so also for a worker killed in it), the first loss report that covers it, or its worker's
+     * kill, whichever came first; {@link #NEVER} while none came. After a kill the store may keep
+     * the entry until its lease ends, but the dead holder does nothing with it.
      */
     public long holdEnd(Operation hold) {
-        long end = Math.min(hold.release() != null ? hold.release().at() : NEVER, killedAt(hold.worker()));
+        long released = Math.min(hold.release() != null ? hold.release().at() : NEVER,
+                this.unlocking.getOrDefault(hold.op(), NEVER));
+        long end = Math.min(released, killedAt(hold.worker()));
         Optional<LossReport> loss = lossReport(hold.worker(), hold.key(), hold.grant().fence());
         return loss.isPresent() ? Math.min(end, loss.get().at()) : end;
     }

@@ -131,7 +131,28 @@ public sealed interface HistoryEvent {
         }
     }
 
-    /** The hold of {@code op} ended: {@code unlock()} returned, or it threw {@code LockLostException}: {@code lost}. */
+    /**
+     * The holder of {@code op} is about to call {@code unlock()}: from here on it does nothing under
+     * the lock, and the store may hand the key on before the call returns. Written before the call,
+     * so that a worker killed while it unlocks still shows where its hold ended.
+     */
+    record Unlocking(long at, String process, String op) implements HistoryEvent {
+
+        @Override
+        public String type() {
+            return "unlocking";
+        }
+
+        @Override
+        public Map<String, Object> fields() {
+            return ordered("op", this.op);
+        }
+    }
+
+    /**
+     * The hold of {@code op} ended: {@code unlock()} returned, or it threw {@code LockLostException}:
+     * {@code lost}; {@code at} is when the call began, as its {@link Unlocking}.
+     */
     record Release(long at, String process, String op, boolean lost) implements HistoryEvent {
 
         @Override

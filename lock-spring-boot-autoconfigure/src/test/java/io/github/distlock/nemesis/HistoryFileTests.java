@@ -21,6 +21,7 @@ import io.github.distlock.nemesis.HistoryEvent.Release;
 import io.github.distlock.nemesis.HistoryEvent.Request;
 import io.github.distlock.nemesis.HistoryEvent.RunStart;
 import io.github.distlock.nemesis.HistoryEvent.StoreObservation;
+import io.github.distlock.nemesis.HistoryEvent.Unlocking;
 import io.github.distlock.nemesis.HistoryEvent.WorkerKilled;
 import io.github.distlock.nemesis.HistoryReader.Recording;
 import org.junit.jupiter.api.Test;
@@ -44,7 +45,7 @@ class HistoryFileTests {
                 new Request(101, "w1", "worker-1", "w1:1", AWKWARD_KEY, true, Call.TRY_LOCK_TIMEOUT, 1000),
                 new Grant(102, "w1", "w1:1", 4096L << 10),
                 new RegisterWrite(103, "w1", "w1:1", AWKWARD_KEY, 4096L << 10, false, 5000L << 10),
-                new Release(104, "w1", "w1:1", true),
+                new Unlocking(104, "w1", "w1:1"), new Release(104, "w1", "w1:1", true),
                 new Refusal(105, "w1", "w1:2", Failure.TIMEOUT, "Timed out after 1000 ms waiting for 'a'\n held by w2"),
                 new LossReport(106, "w1", AWKWARD_KEY, 4096L << 10, (4096L << 10) | 3, 4, "lease expired"),
                 new FaultStart(107, "runner", "f1", FaultKind.DELETE_ENTRIES, "etcd-0", true),

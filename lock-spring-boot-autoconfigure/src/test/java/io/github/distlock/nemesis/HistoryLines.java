@@ -16,6 +16,7 @@ import io.github.distlock.nemesis.HistoryEvent.Release;
 import io.github.distlock.nemesis.HistoryEvent.Request;
 import io.github.distlock.nemesis.HistoryEvent.RunStart;
 import io.github.distlock.nemesis.HistoryEvent.StoreObservation;
+import io.github.distlock.nemesis.HistoryEvent.Unlocking;
 import io.github.distlock.nemesis.HistoryEvent.WorkerKilled;
 
 /**
@@ -61,6 +62,7 @@ public final class HistoryLines {
             case "grant" -> new Grant(at, process, f.text("op"), f.number("fence"));
             case "refusal" -> new Refusal(at, process, f.text("op"), f.choice("failure", Failure.class),
                     f.text("detail"));
+            case "unlocking" -> new Unlocking(at, process, f.text("op"));
             case "release" -> new Release(at, process, f.text("op"), f.flag("lost"));
             case "write" -> new RegisterWrite(at, process, f.text("op"), f.text("key"), f.number("fence"),
                     f.flag("accepted"), f.number("lastAccepted"));

@@ -33,6 +33,7 @@ import io.github.distlock.nemesis.HistoryEvent.Refusal;
 import io.github.distlock.nemesis.HistoryEvent.RegisterWrite;
 import io.github.distlock.nemesis.HistoryEvent.Release;
 import io.github.distlock.nemesis.HistoryEvent.Request;
+import io.github.distlock.nemesis.HistoryEvent.Unlocking;
 
 /**
  * One worker JVM of a nemesis run: several threads contend for a hot key and a few cold ones
@@ -339,13 +340,14 @@ public final class NemesisWorker {
     }
 
     /**
-     * Unlocks and records the release, written once {@code unlock()} returned (only then is it known
-     * whether the hold was lost) but timed when the call began: from then on the holder does nothing
-     * under the lock, while the library may already have handed the key on (the store may grant the
-     * next waiter, and its watch tell it, before the delete's answer reaches this thread).
+     * Unlocks and records it twice: {@link Unlocking} before the call (from then on the holder does
+     * nothing under the lock, and the store may grant the next waiter before the call returns; a
+     * kill during the call leaves that record), and {@link Release}, timed when the call began, once
+     * it returned and so whether the hold was lost is known.
      */
     private void unlock(FencedLock lock, String op) {
         long at = System.nanoTime();
+        this.history.record(new Unlocking(at, id(), op));
         try {
             lock.unlock();
             this.history.record(new Release(at, id(), op, false));

@@ -18,6 +18,7 @@ import io.github.distlock.nemesis.HistoryEvent.Release;
 import io.github.distlock.nemesis.HistoryEvent.Request;
 import io.github.distlock.nemesis.HistoryEvent.RunStart;
 import io.github.distlock.nemesis.HistoryEvent.StoreObservation;
+import io.github.distlock.nemesis.HistoryEvent.Unlocking;
 import io.github.distlock.nemesis.HistoryEvent.WorkerKilled;
 
 /**
@@ -64,6 +65,10 @@ final class TestHistory {
 
     TestHistory refuse(String op, Failure failure, long atMillis) {
         return add(new Refusal(nanos(atMillis), worker(op), op, failure, failure + " of " + op));
+    }
+
+    TestHistory unlocking(String op, long atMillis) {
+        return add(new Unlocking(nanos(atMillis), worker(op), op));
     }
 
     TestHistory release(String op, long atMillis) {
