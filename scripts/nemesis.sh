@@ -3,7 +3,7 @@
 # and restarted and entries deleted behind the library's back, on a schedule drawn from a seed;
 # then a checker reads every process's history and holds it to the guarantees (DESIGN.md G1-G12).
 #
-#   scripts/nemesis.sh [--store etcd] [--duration 10m] [--seed N] [--workers 4] [--threads 4]
+#   scripts/nemesis.sh [--store etcd|redis|zookeeper|postgres|mariadb] [--duration 10m] [--seed N] [--workers 4] [--threads 4]
 #                      [--ttl 3s] [--history-dir DIR] [-o]
 #
 # Defaults: etcd, 10 minutes, a random seed (printed first; pass it again to replay the same
@@ -29,12 +29,14 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
+# What each store's servers need installed; the ZooKeeper servers run from its Maven jar.
 case "$store" in
-    etcd) ;;
-    redis|zookeeper|postgres|mariadb)
-        echo "error: the nemesis run does not support '$store' yet; supported: etcd" >&2
-        exit 2 ;;
-    *) echo "error: unknown store '$store'; supported: etcd (redis, zookeeper, postgres, mariadb: not yet)" >&2
+    etcd) install=(ETCD_BIN etcd etcd-server) ;;
+    redis) install=(REDIS_BIN redis-server redis-server) ;;
+    zookeeper) install=() ;;
+    postgres) install=(POSTGRES_BIN_DIR postgres postgresql '/usr/lib/postgresql/*/bin') ;;
+    mariadb) install=(MARIADBD_BIN mariadbd mariadb-server /usr/sbin) ;;
+    *) echo "error: unknown store '$store'; supported: etcd, redis, zookeeper, postgres, mariadb" >&2
         exit 2 ;;
 esac
 
@@ -43,7 +45,9 @@ if [[ -z "$seed" ]]; then
 fi
 echo "nemesis: seed $seed"
 
-scripts/ensure-installed.sh ETCD_BIN etcd etcd-server
+if [[ ${#install[@]} -gt 0 ]]; then
+    scripts/ensure-installed.sh "${install[@]}"
+fi
 
 module=lock-spring-boot-autoconfigure
 mkdir -p "$module/target"

@@ -18,11 +18,12 @@ import io.github.distlock.nemesis.Violation.Kind;
  * Checks a nemesis run's {@link History} against the lock's guarantees, one method per rule; each
  * returns the violations it found, with the keys, op ids, fences and times to find them.
  *
- * <p>What the rules share: a hold ends, as far as its holder goes, at its release, at the first
- * loss report that covers it, or at its worker's kill ({@link History#holdEnd}); a killed holder's
- * entry may outlive it in the store until its lease ends, but it cannot write. A paused worker is
- * not dead: its lease can expire while it is stopped, and time it spent paused does not count
- * against bounds on what it must do ({@link History#deadline}). A bound that ends after the history
+ * <p>What the rules share: a hold ends, as far as its holder goes, when its unlock began, at the
+ * first loss report that covers it, or at its worker's kill ({@link History#holdEnd}); a killed
+ * holder's entry may outlive it in the store until its lease ends, but it cannot write. A paused
+ * worker is not dead: its lease can expire while it is stopped, and time it spent paused does not
+ * count against bounds on what it must do ({@link History#deadline}); a worker whose network is
+ * faulty may lose its lease the same way, but runs on. A bound that ends after the history
  * does, or after the worker was killed, is not judged: the history cannot show it was missed.
  */
 public final class Checker {
@@ -52,7 +53,7 @@ public final class Checker {
     /**
      * G1, G12: two holds of a key overlap only if, while the older one (the lower fence) was held, a
      * fault could end it behind its holder's back: one that can lose store data, or a pause of the
-     * older holder's worker, whose lease may expire meanwhile. Then that holder must be told, by a
+     * older holder's worker or a network fault on its traffic, whose lease may expire meanwhile. Then that holder must be told, by a
      * loss report that covers its fence, within {@link Bounds#lossReport()} of its running time
      * after the overlap began ({@link Kind#LATE_LOSS_REPORT}). Reentrant holds are one hold.
      */
@@ -71,15 +72,17 @@ public final class Checker {
                     String what = describe(history, older) + " and " + describe(history, newer) + " overlap from "
                             + history.time(overlapAt);
                     boolean dataLoss = history.dataLossDuring(older.request().at(), overlapAt);
-                    if (!dataLoss && !history.pausedDuring(older.worker(), older.request().at(), overlapAt)) {
+                    if (!dataLoss && !history.cutOffDuring(older.worker(), older.request().at(), overlapAt)) {
                         violations.add(new Violation(Kind.MUTUAL_EXCLUSION, key, overlapAt,
-                                what + ", with no data-loss fault and no pause of " + older.worker()));
+                                what + ", with no data-loss fault and no pause or network fault of "
+                                        + older.worker()));
                         continue;
                     }
                     String told = toldInTime(history, older, overlapAt);
                     if (told != null) {
                         violations.add(new Violation(Kind.LATE_LOSS_REPORT, key, overlapAt, what + " during "
-                                + (dataLoss ? "a data-loss fault" : "a pause of " + older.worker()) + ", but " + told));
+                                + (dataLoss ? "a data-loss fault" : "a pause or network fault of " + older.worker()) + ", but "
+                                + told));
                     }
                 }
                 open.add(later);
@@ -91,7 +94,7 @@ public final class Checker {
     /**
      * G3, G12: in grant order, a key's fence is above every earlier one while the store keeps its
      * data. A fault that can lose data starts the count over, unless {@link Bounds#fencesSurviveDataLoss()}.
-     * A lower fence recorded after a higher one is excused if its worker was paused between its
+     * A lower fence recorded after a higher one is excused if its worker was paused or cut off between its
      * request and its record (the store may have granted it first), provided that hold was then
      * reported lost: the higher fence could only be granted after its lease ended.
      */
@@ -111,11 +114,11 @@ public final class Checker {
                     continue;
                 }
                 String what = describe(history, hold) + " after " + describe(history, highest);
-                if (fence < highest.grant().fence() && history.pausedDuring(hold.worker(), hold.request().at(), at)) {
+                if (fence < highest.grant().fence() && history.cutOffDuring(hold.worker(), hold.request().at(), at)) {
                     String told = toldInTime(history, hold, at);
                     if (told != null) {
                         violations.add(new Violation(Kind.FENCE_ORDER, key, at, what + ": its worker was paused"
-                                + " before it recorded the grant, but " + told));
+                                + " or cut off before it recorded the grant, but " + told));
                     }
                     continue;
                 }

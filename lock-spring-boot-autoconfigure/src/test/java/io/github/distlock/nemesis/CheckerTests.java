@@ -130,6 +130,24 @@ class CheckerTests {
     }
 
     @Test
+    void overlapWhileTheOlderHolderIsCutOffNeedsItToldInTime() {
+        // w1's traffic is black-holed; its lease ends in the store and w2 gets a; w1 learns in time.
+        TestHistory toldInTime = cleanRun().fault("f3", BLACK_HOLE, "w1", false, 4300, 8000)
+            .request("w1:6", "a", false, LOCK, -1, 4240).grant("w1:6", 900, 4250).write("w1:6", 900, 4251)
+            .hold("w2:6", "a", 1000, 4260, 4350, 4400)
+            .loss("w1", "a", 900, 900, 4500).releaseLost("w1:6", 4510)
+            .hold("w3:6", "b", 7000, 8100, 8110, 8150).hold("w3:7", "a", 1100, 8200, 8210, 8250);
+        assertThat(this.checker.check(toldInTime.build())).isEmpty();
+        TestHistory toldLate = cleanRun().fault("f3", BLACK_HOLE, "w1", false, 4300, 8000)
+            .request("w1:6", "a", false, LOCK, -1, 4240).grant("w1:6", 900, 4250).write("w1:6", 900, 4251)
+            .hold("w2:6", "a", 1000, 4260, 4350, 4400)
+            .loss("w1", "a", 900, 900, 5000).releaseLost("w1:6", 5010)
+            .hold("w3:6", "b", 7000, 8100, 8110, 8150).hold("w3:7", "a", 1100, 8200, 8210, 8250);
+        assertThat(this.checker.check(toldLate.build())).extracting(Violation::kind)
+            .containsExactly(Kind.LATE_LOSS_REPORT);
+    }
+
+    @Test
     void fenceBelowAnEarlierOneBreaksFenceOrder() {
         TestHistory run = cleanRun().request("w2:6", "a", false, LOCK, -1, 4290).grant("w2:6", 750, 4300)
             .release("w2:6", 4350);

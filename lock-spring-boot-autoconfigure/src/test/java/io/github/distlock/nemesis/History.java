@@ -43,6 +43,10 @@ public final class History {
     /** The kind of the zero-length fault window that a {@link WorkerKilled} event makes. */
     public static final String KILL_WORKER = "kill-worker";
 
+    /** The kinds of fault that keep a worker from its store: a pause, and the network faults of its proxies. */
+    static final Set<String> CUT_OFF = Set.of(label(FaultKind.PAUSE_WORKER), label(FaultKind.BLACK_HOLE),
+            label(FaultKind.RESET), label(FaultKind.DELAY), label(FaultKind.SEVER));
+
     /** Time of a window that never healed, or of a hold that never ended. */
     public static final long NEVER = Long.MAX_VALUE;
 
@@ -302,9 +306,13 @@ public final class History {
         return this.faults.stream().anyMatch((window) -> window.dataLoss() && window.overlaps(from, to));
     }
 
-    /** @return whether {@code worker} was paused at some time from {@code from} to {@code to} */
-    public boolean pausedDuring(String worker, long from, long to) {
-        return pauses(worker).stream().anyMatch((pause) -> pause.overlaps(from, to));
+    /**
+     * @return whether {@code worker} was paused or cut off from the store (a network fault on its
+     * traffic) at some time from {@code from} to {@code to}: either can end its session behind its back
+     */
+    public boolean cutOffDuring(String worker, long from, long to) {
+        return this.faults.stream().anyMatch((window) -> CUT_OFF.contains(window.kind())
+                && window.target().equals(worker) && window.overlaps(from, to));
     }
 
     /** @return whether any fault window or kill overlaps the time from {@code from} to {@code to} */

@@ -58,12 +58,14 @@ public sealed interface HistoryEvent {
         KILL_MEMBER,
         /** A store member stopped with SIGSTOP, then continued. */
         PAUSE_MEMBER,
-        /** A proxy that drops every byte. */
+        /** A proxy that drops every byte; the target of a proxy fault is the worker id whose traffic it carries. */
         BLACK_HOLE,
         /** A proxy that resets connections. */
         RESET,
         /** A proxy that delays traffic. */
         DELAY,
+        /** A proxy that silently drops the bytes of the connections open at its start, and forwards new ones. */
+        SEVER,
         /** Lock entries deleted behind the library's back. */
         DELETE_ENTRIES,
         /** The database's clock stepped. */

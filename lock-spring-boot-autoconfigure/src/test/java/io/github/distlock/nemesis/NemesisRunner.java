@@ -2,11 +2,6 @@ package io.github.distlock.nemesis;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,7 +13,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -26,13 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.options.DeleteOption;
-import io.etcd.jetcd.options.GetOption;
 import io.github.distlock.nemesis.FaultPlan.Action;
 import io.github.distlock.nemesis.FaultPlan.Fault;
 import io.github.distlock.nemesis.HistoryEvent.FaultHeal;
@@ -41,19 +29,23 @@ import io.github.distlock.nemesis.HistoryEvent.FaultStart;
 import io.github.distlock.nemesis.HistoryEvent.RunStart;
 import io.github.distlock.nemesis.HistoryEvent.StoreObservation;
 import io.github.distlock.nemesis.HistoryEvent.WorkerKilled;
-import io.github.distlock.testsupport.EtcdCluster;
+import io.github.distlock.nemesis.NemesisStore.Observation;
+import io.github.distlock.nemesis.NemesisStore.StoreFault;
+import io.github.distlock.nemesis.NemesisStore.Type;
 import io.github.distlock.testsupport.JvmProcess;
+import io.github.distlock.testsupport.TcpProxy;
 
 /**
- * A nemesis run against etcd: a three-member cluster, the {@link FencedRegister}, worker JVMs
- * ({@link NemesisWorker}, half of them with local passes and linger) and the faults of a
+ * A nemesis run against one store ({@link NemesisStore}): its servers, the {@link FencedRegister},
+ * worker JVMs ({@link NemesisWorker}, half of them with local passes and linger, each slot behind
+ * a {@link TcpProxy} per store server where the store has addresses to proxy) and the faults of a
  * {@link FaultPlan} drawn from the seed; then the {@link Checker} on the history of every process.
  *
  * <p>Timeline: the workers contend for {@code --duration}; faults start and heal in its first
  * part, and the rest is calm (at least TTL + election + {@link #CALM_MARGIN} after the last heal
  * actually completed, so that every key can show it recovered). Then the workers are told to
- * stop and exit, a TTL passes (the leases of killed workers end), and the runner records what the
- * namespace still holds. Every process it started (etcd members, workers) is killed by its PID
+ * stop and exit, a TTL passes (the sessions of killed workers end), and the runner records what the
+ * store still holds. Every process it started (store servers, workers) is killed by its PID
  * when the run ends, fails, or the JVM shuts down.
  *
  * <p>{@code main} prints the seed first, the plan, then the report's table, and exits with the
@@ -68,23 +60,8 @@ public final class NemesisRunner {
     /** The lock keys: one hot, three cold. */
     static final List<String> KEYS = List.of("hot", "cold-1", "cold-2", "cold-3");
 
-    static final String NAMESPACE = "/nemesis/";
-
     /** Quiet time on top of TTL + election after the last heal, for scheduling on a loaded machine. */
     static final Duration CALM_MARGIN = Duration.ofSeconds(2);
-
-    /**
-     * How long etcd takes to serve again after a member's loss or heal. The members elect within
-     * about 1-3 s (1 s election timeout), but a call that went to a member just before it was
-     * paused only fails over when the library's request timeout (5 s by default) ends; so that
-     * timeout bounds the gap.
-     */
-    static final Duration ETCD_ELECTION = Duration.ofSeconds(5);
-
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(2)).build();
-
-    private static final Pattern LEASE_ID = Pattern.compile("\"ID\"\\s*:\\s*\"?(\\d+)");
 
     private final Options options;
 
@@ -104,9 +81,10 @@ public final class NemesisRunner {
 
     private Worker[] slots;
 
-    private EtcdCluster cluster;
+    /** Per worker slot, a proxy in front of each of the store's addresses; empty lists if it has none. */
+    private List<List<TcpProxy>> proxies;
 
-    private Client client;
+    private NemesisStore store;
 
     private FencedRegister register;
 
@@ -145,22 +123,19 @@ public final class NemesisRunner {
      * @return the checked run
      */
     public static Result run(Options options) throws IOException, InterruptedException {
-        if (!options.store().equals("etcd")) {
-            throw new IllegalArgumentException("store '" + options.store() + "' is not supported yet; supported: etcd");
-        }
         Files.createDirectories(options.historyDir());
-        System.out.println("nemesis: seed " + options.seed() + ", store " + options.store() + ", duration "
+        System.out.println("nemesis: seed " + options.seed() + ", store " + options.store().label() + ", duration "
                 + options.duration().toSeconds() + "s, " + options.workers() + " workers x " + options.threads()
                 + " threads, lease TTL " + options.ttl().toMillis() + " ms, history in " + options.historyDir());
         NemesisRunner runner;
+        Bounds bounds;
         try (HistoryWriter history = HistoryWriter.open(options.historyDir().resolve(RUNNER + ".history"))) {
-            history.record(new RunStart(System.nanoTime(), RUNNER, options.seed(), options.store(),
+            history.record(new RunStart(System.nanoTime(), RUNNER, options.seed(), options.store().label(),
                     System.currentTimeMillis()));
             runner = new NemesisRunner(options, history);
-            runner.execute();
+            bounds = runner.execute();
         }
-        Report report = Report.of(History.of(HistoryReader.readDirectory(options.historyDir())),
-                new Checker(bounds(options.ttl())));
+        Report report = Report.of(History.of(HistoryReader.readDirectory(options.historyDir())), new Checker(bounds));
         Map<String, Integer> injected = new LinkedHashMap<>();
         runner.injected.forEach((kind, count) -> injected.put(History.label(kind), count.get()));
         injected.put(History.KILL_WORKER, runner.kills.get());
@@ -172,37 +147,25 @@ public final class NemesisRunner {
         return result;
     }
 
-    /**
-     * The checker's bounds for etcd with this lease TTL.
-     */
-    static Bounds bounds(Duration ttl) {
-        // waitOverrun: FencedLock documents timeout + 1 s (a store attempt's floor); 0.5 s more for scheduling
-        // on a machine where 3 etcd members and the worker JVMs share few cores.
-        Duration waitOverrun = Duration.ofMillis(1_500);
-        // lossReport: a holder learns of a deleted entry from its watch, and of an expired lease no later than one
-        // TTL after the last keep-alive etcd acknowledged, which was before another process could be granted the key
-        // (design, section 7); 1 s more for the watch stream's reconnect and scheduling.
-        Duration lossReport = ttl.plusSeconds(1);
-        // fairnessSlack: a request is recorded before the call writes its queue entry through etcd's consensus (and
-        // grants a session lease first, after a loss): that round trip is the window in which two fair requests may
-        // reach etcd in either order.
-        Duration fairnessSlack = Duration.ofMillis(250);
-        // Fences are etcd revisions (shifted, with local passes in the low bits): they never go back, also when
-        // entries are deleted behind the library's back (G12).
-        return new Bounds(ttl, ETCD_ELECTION, waitOverrun, lossReport, fairnessSlack, true);
-    }
-
-    private void execute() throws IOException, InterruptedException {
+    /** @return the bounds of the store that ran */
+    private Bounds execute() throws IOException, InterruptedException {
         ScheduledExecutorService healer = Executors.newScheduledThreadPool(8, (task) -> {
             Thread thread = new Thread(task, "nemesis-heal");
             thread.setDaemon(true);
             return thread;
         });
         try {
-            this.cluster = EtcdCluster.threeMembers();
-            this.client = this.cluster.newClient();
+            this.store = this.options.store().start();
             this.register = FencedRegister.start();
             this.slots = new Worker[this.options.workers()];
+            this.proxies = new ArrayList<>();
+            for (int slot = 0; slot < this.slots.length; slot++) {
+                List<TcpProxy> slotProxies = new ArrayList<>();
+                this.proxies.add(slotProxies);
+                for (String address : this.store.addresses()) {
+                    slotProxies.add(TcpProxy.start("tcp://" + address));
+                }
+            }
             for (int slot = 0; slot < this.slots.length; slot++) {
                 this.slots[slot] = startWorker(slot);
             }
@@ -213,9 +176,14 @@ public final class NemesisRunner {
             for (Worker worker : this.slots) {
                 worker.process().sendLine(NemesisWorker.GO);
             }
-            Duration calm = this.options.ttl().plus(ETCD_ELECTION).plus(CALM_MARGIN);
+            Duration calm = this.options.calm();
+            Map<Action, Integer> weights = new EnumMap<>(Action.class);
+            weights.putAll(this.store.weights());
+            if (this.store.addresses().isEmpty()) {
+                weights.remove(Action.NETWORK_WORKER);
+            }
             FaultPlan plan = FaultPlan.generate(this.options.seed(), this.options.duration().minus(calm),
-                    this.options.workers(), this.cluster.size(), this.options.ttl());
+                    this.options.workers(), this.store.members(), this.options.ttl(), weights);
             System.out.println("nemesis: " + plan.faults().size() + " faults planned:" + System.lineSeparator() + plan);
             long start = System.nanoTime();
             List<ScheduledFuture<?>> heals = new ArrayList<>();
@@ -223,8 +191,8 @@ public final class NemesisRunner {
             ScheduledFuture<?>[] slotHeals = new ScheduledFuture<?>[this.slots.length];
             for (Fault fault : plan.faults()) {
                 sleepUntil(start + TimeUnit.MILLISECONDS.toNanos(fault.startMillis()));
-                boolean memberFault = fault.action() == Action.KILL_MEMBER || fault.action() == Action.PAUSE_MEMBER;
-                boolean workerFault = fault.action() == Action.KILL_WORKER || fault.action() == Action.PAUSE_WORKER;
+                boolean memberFault = fault.action().onStoreMember();
+                boolean workerFault = fault.action().onWorker();
                 // The plan keeps one fault per member and per worker slot, but a fault may start or heal late (a
                 // restart takes longer than planned): wait for the earlier one's heal. A kill of a paused worker
                 // would also end its pause before the heal that the history expects.
@@ -252,23 +220,26 @@ public final class NemesisRunner {
             System.out.println("nemesis: every fault healed; calm until the end");
             sleepUntil(calmEnd);
             stopWorkers();
-            // The leases of killed workers end one TTL after their last keep-alive.
+            // The sessions of killed workers end one TTL after their last renewal.
             Thread.sleep(this.options.ttl().plusSeconds(1).toMillis());
-            observe();
+            Observation left = this.store.observe();
+            this.history.record(new StoreObservation(System.nanoTime(), RUNNER, left.entries(), left.sessions(),
+                    left.detail()));
+            return this.store.bounds(this.options.ttl());
         }
         finally {
             healer.shutdownNow();
             for (Worker worker : this.allWorkers) {
                 worker.process().close();
             }
+            if (this.proxies != null) {
+                this.proxies.forEach((slotProxies) -> slotProxies.forEach(TcpProxy::close));
+            }
             if (this.register != null) {
                 this.register.close();
             }
-            if (this.client != null) {
-                this.client.close();
-            }
-            if (this.cluster != null) {
-                this.cluster.close();
+            if (this.store != null) {
+                this.store.close();
             }
         }
     }
@@ -276,9 +247,11 @@ public final class NemesisRunner {
     private Worker startWorker(int slot) {
         String id = "w" + this.workerIds.incrementAndGet();
         boolean handoff = slot % 2 == 0;
-        NemesisWorker.Settings settings = new NemesisWorker.Settings(this.cluster.clientEndpoints(), NAMESPACE,
-                this.options.ttl(), id, this.options.historyDir(), KEYS, this.options.threads(), this.options.seed(),
-                handoff, this.register.address());
+        List<String> addresses = this.store.addresses().isEmpty() ? List.of()
+                : this.proxies.get(slot).stream().map((proxy) -> "127.0.0.1:" + proxy.port()).toList();
+        NemesisWorker.Settings settings = new NemesisWorker.Settings(this.store.spec(addresses),
+                this.store.namespace(), this.options.ttl(), id, this.options.historyDir(), KEYS,
+                this.options.threads(), this.options.seed(), handoff, this.register.address());
         JvmProcess process = JvmProcess.builder(NemesisWorker.class).args(settings.toArgs()).start();
         Worker worker = new Worker(id, process);
         this.allWorkers.add(worker);
@@ -316,42 +289,51 @@ public final class NemesisRunner {
                     heal(id);
                 }, heal, TimeUnit.MILLISECONDS);
             }
-            case KILL_MEMBER, PAUSE_MEMBER -> {
-                int leader = fault.leader() ? this.cluster.leaderIndex() : -1;
-                int index = (leader >= 0) ? leader : fault.target();
-                EtcdCluster.Member member = this.cluster.member(index);
-                String target = "m" + index + ((leader >= 0) ? "(leader)" : "");
-                boolean kill = fault.action() == Action.KILL_MEMBER;
-                // A member restarts on its own data, with the quorum's: no entry or lease is lost.
-                start(id, kill ? FaultKind.KILL_MEMBER : FaultKind.PAUSE_MEMBER, target, false);
-                if (kill) {
-                    member.kill();
-                }
-                else {
-                    member.pause();
+            case NETWORK_WORKER -> {
+                Worker worker = this.slots[fault.target()];
+                List<TcpProxy> slotProxies = this.proxies.get(fault.target());
+                FaultKind[] kinds = { FaultKind.BLACK_HOLE, FaultKind.RESET, FaultKind.DELAY, FaultKind.SEVER };
+                FaultKind kind = kinds[fault.variant() % kinds.length];
+                // 50 to 800 ms each way: slow, but most calls still get through.
+                Duration latency = Duration.ofMillis(50 + fault.variant() / kinds.length * 3);
+                start(id, kind, worker.id(), false);
+                for (TcpProxy proxy : slotProxies) {
+                    switch (kind) {
+                        case BLACK_HOLE -> proxy.stall();
+                        case RESET -> proxy.reset();
+                        case DELAY -> proxy.delay(latency);
+                        default -> proxy.severOpenConnections();
+                    }
                 }
                 return healer.schedule(() -> {
-                    if (kill) {
-                        member.restart();
-                    }
-                    else {
-                        member.resume();
+                    for (TcpProxy proxy : slotProxies) {
+                        proxy.delay(Duration.ZERO);
+                        proxy.restore();
                     }
                     heal(id);
                 }, heal, TimeUnit.MILLISECONDS);
             }
-            case DELETE_ENTRIES -> {
-                String[] scopes = { "every entry", "the entries of '" + KEYS.get(0) + "'",
-                        "the oldest entry of '" + KEYS.get(0) + "'" };
-                start(id, FaultKind.DELETE_ENTRIES, scopes[fault.target()], true);
-                // In the background: during a member pause the delete can wait for that member's heal.
+            default -> {
+                StoreFault storeFault = this.store.fault(fault);
+                start(id, storeFault.kind(), storeFault.target(), storeFault.dataLoss());
+                try {
+                    storeFault.start().run();
+                }
+                catch (RuntimeException ex) {
+                    this.problems.add("could not start " + id + " (" + History.label(storeFault.kind()) + " of "
+                            + storeFault.target() + "): " + ex);
+                }
                 return healer.schedule(() -> {
-                    long deleted = deleteEntries(fault.target());
+                    try {
+                        storeFault.heal().run();
+                    }
+                    catch (RuntimeException ex) {
+                        this.problems.add("could not heal " + id + " (" + History.label(storeFault.kind()) + " of "
+                                + storeFault.target() + "): " + ex);
+                    }
                     heal(id);
-                    System.out.println("nemesis: " + id + " deleted " + deleted + " entries");
-                }, 0, TimeUnit.MILLISECONDS);
+                }, heal, TimeUnit.MILLISECONDS);
             }
-            default -> throw new IllegalStateException("unknown action " + fault.action());
         }
     }
 
@@ -364,52 +346,6 @@ public final class NemesisRunner {
     private void heal(String id) {
         this.history.record(new FaultHeal(System.nanoTime(), RUNNER, id));
         System.out.println("nemesis: " + id + " healed");
-    }
-
-    /**
-     * Deletes entries behind the library's back, retrying until etcd confirms a delete (for up to
-     * 30 s, past any member pause), so that the fault window covers it. etcd may fail a delete
-     * whose outcome it does not know ("request timed out"); such an attempt is either applied
-     * before a later one that succeeds (one raft log) or never, so a confirmed retry closes it.
-     */
-    private long deleteEntries(int scope) {
-        ByteSequence prefix = bytes(NAMESPACE + "#" + ((scope == 0) ? "" : KEYS.get(0) + "/"));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        Exception failure = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                if (scope < 2) {
-                    return this.client.getKVClient().delete(prefix, DeleteOption.builder().isPrefix(true).build())
-                        .get(10, TimeUnit.SECONDS).getDeleted();
-                }
-                List<KeyValue> oldest = this.client.getKVClient()
-                    .get(prefix, GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
-                        .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build())
-                    .get(10, TimeUnit.SECONDS).getKvs();
-                if (oldest.isEmpty()) {
-                    return 0;
-                }
-                return this.client.getKVClient().delete(oldest.get(0).getKey()).get(10, TimeUnit.SECONDS).getDeleted();
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                failure = ex;
-                break;
-            }
-            catch (Exception ex) {
-                failure = ex;
-                try {
-                    Thread.sleep(100);
-                }
-                catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-        }
-        this.problems.add("etcd confirmed no delete of entries within 30 s (last failure: " + failure
-                + "); one may have been applied after its fault window");
-        return -1;
     }
 
     private void stopWorkers() {
@@ -437,45 +373,6 @@ public final class NemesisRunner {
                 worker.process().kill();
             }
         }
-    }
-
-    /** Records what the namespace still holds: entries, and leases (the cluster is the run's own). */
-    private void observe() {
-        List<String> keys;
-        List<String> leases;
-        try {
-            keys = this.client.getKVClient()
-                .get(bytes(NAMESPACE), GetOption.builder().isPrefix(true).withKeysOnly(true).build())
-                .get(30, TimeUnit.SECONDS).getKvs().stream()
-                .map((kv) -> kv.getKey().toString(StandardCharsets.UTF_8)).toList();
-            leases = leases();
-        }
-        catch (Exception ex) {
-            throw new IllegalStateException("could not read what the store holds after the run", ex);
-        }
-        String detail = "keys " + keys.stream().limit(10).toList() + ", leases "
-                + leases.stream().limit(10).toList();
-        this.history.record(new StoreObservation(System.nanoTime(), RUNNER, keys.size(), leases.size(), detail));
-    }
-
-    /** Lease ids, from etcd's JSON gateway: jetcd 0.8 has no call that lists leases. */
-    private List<String> leases() throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(this.cluster.clientEndpoint() + "/v3/lease/leases"))
-            .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.ofString("{}")).build();
-        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() != 200) {
-            throw new IOException("listing leases answered " + response.statusCode() + ": " + response.body());
-        }
-        List<String> ids = new ArrayList<>();
-        Matcher id = LEASE_ID.matcher(response.body());
-        while (id.find()) {
-            ids.add(Long.toHexString(Long.parseLong(id.group(1))));
-        }
-        return ids;
-    }
-
-    private static ByteSequence bytes(String text) {
-        return ByteSequence.from(text, StandardCharsets.UTF_8);
     }
 
     private static void sleepUntil(long nanoTime) throws InterruptedException {
@@ -514,7 +411,7 @@ public final class NemesisRunner {
 
     /**
      * What to run.
-     * @param store the store, only {@code etcd} for now
+     * @param store the store
      * @param duration how long the workers contend, the calm end included
      * @param seed the seed of the fault plan and of the workers' choices
      * @param workers worker JVMs at a time
@@ -522,11 +419,11 @@ public final class NemesisRunner {
      * @param ttl the lease TTL
      * @param historyDir where every process writes its history
      */
-    public record Options(String store, Duration duration, long seed, int workers, int threads, Duration ttl,
+    public record Options(Type store, Duration duration, long seed, int workers, int threads, Duration ttl,
             Path historyDir) {
 
-        static final String USAGE = "usage: nemesis [--store etcd] [--duration 5m] [--seed N] [--workers 4]"
-                + " [--threads 4] [--ttl 3s] [--history-dir DIR]";
+        static final String USAGE = "usage: nemesis [--store etcd|redis|zookeeper|postgres|mariadb] [--duration 5m]"
+                + " [--seed N] [--workers 4] [--threads 4] [--ttl 3s] [--history-dir DIR]";
 
         public Options {
             if (workers < 1 || threads < 1) {
@@ -536,7 +433,7 @@ public final class NemesisRunner {
                 // etcd's minimum with the test cluster's 1 s election timeout: it would grant 2 s anyway.
                 throw new IllegalArgumentException("--ttl must be at least 2s (etcd's minimum lease TTL here)");
             }
-            Duration calm = ttl.plus(ETCD_ELECTION).plus(CALM_MARGIN);
+            Duration calm = ttl.plus(store.election()).plus(CALM_MARGIN);
             if (duration.compareTo(calm.plusSeconds(10)) < 0) {
                 throw new IllegalArgumentException("--duration must leave 10s of faults before the calm end of "
                         + calm.toSeconds() + "s, so at least " + calm.plusSeconds(10).toSeconds() + "s");
@@ -552,15 +449,12 @@ public final class NemesisRunner {
                 }
                 values.put(args[i].substring(2), args[++i]);
             }
-            String store = values.getOrDefault("store", "etcd");
-            if (!store.equals("etcd")) {
-                throw new IllegalArgumentException("store '" + store + "' is not supported yet; supported: etcd");
-            }
+            Type store = Type.of(values.getOrDefault("store", "etcd"));
             long seed = values.containsKey("seed") ? Long.parseLong(values.get("seed")) : new Random().nextLong();
             Path historyDir;
             try {
                 historyDir = values.containsKey("history-dir") ? Path.of(values.get("history-dir"))
-                        : Files.createTempDirectory("nemesis-" + store + "-" + seed + "-");
+                        : Files.createTempDirectory("nemesis-" + store.label() + "-" + seed + "-");
             }
             catch (IOException ex) {
                 throw new UncheckedIOException(ex);
@@ -574,6 +468,11 @@ public final class NemesisRunner {
                 throw new IllegalArgumentException("unknown options " + values.keySet());
             }
             return options;
+        }
+
+        /** @return the quiet end of the run: TTL + the store's election + {@link #CALM_MARGIN} */
+        Duration calm() {
+            return this.ttl.plus(this.store.election()).plus(CALM_MARGIN);
         }
 
         /** @return {@code 90s}, {@code 10m}, {@code 1h}, {@code 500ms} or plain seconds as a duration */

@@ -19,11 +19,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockLostException;
-import io.github.distlock.etcd.EtcdLockRegistry;
+import io.github.distlock.core.CoreLockRegistry;
 import io.github.distlock.nemesis.FencedRegister.Answer;
 import io.github.distlock.nemesis.HistoryEvent.Call;
 import io.github.distlock.nemesis.HistoryEvent.Failure;
@@ -34,6 +33,7 @@ import io.github.distlock.nemesis.HistoryEvent.RegisterWrite;
 import io.github.distlock.nemesis.HistoryEvent.Release;
 import io.github.distlock.nemesis.HistoryEvent.Request;
 import io.github.distlock.nemesis.HistoryEvent.Unlocking;
+import io.github.distlock.testsupport.TestStore;
 
 /**
  * One worker JVM of a nemesis run: several threads contend for a hot key and a few cold ones
@@ -75,7 +75,7 @@ public final class NemesisWorker {
 
     private final Settings settings;
 
-    private final EtcdLockRegistry registry;
+    private final CoreLockRegistry registry;
 
     private final HistoryWriter history;
 
@@ -91,7 +91,7 @@ public final class NemesisWorker {
 
     private volatile boolean stopping;
 
-    private NemesisWorker(Settings settings, EtcdLockRegistry registry, HistoryWriter history) {
+    private NemesisWorker(Settings settings, CoreLockRegistry registry, HistoryWriter history) {
         this.settings = settings;
         this.registry = registry;
         this.history = history;
@@ -99,24 +99,18 @@ public final class NemesisWorker {
 
     public static void main(String[] args) throws Exception {
         Settings settings = Settings.parse(args);
-        Client client = Client.builder().endpoints(settings.endpoints().toArray(String[]::new)).build();
+        TestStore store = TestStore.open(settings.store());
         LocalHandoff handoff = settings.handoff() ? new LocalHandoff(Duration.ofMillis(20), Duration.ofMillis(50))
                 : LocalHandoff.DISABLED;
-        EtcdLockRegistry registry = EtcdLockRegistry.builder(client)
-            .namespace(settings.namespace())
-            .leaseTtl(settings.ttl())
-            .ownerIdentity(settings.id())
-            .endpoints(settings.endpoints())
-            .localHandoff(handoff)
-            .build();
+        CoreLockRegistry registry = store.registry(settings.namespace(), settings.ttl(), settings.id(), handoff);
         HistoryWriter history = HistoryWriter.open(settings.historyDir().resolve(settings.id() + ".history"));
         NemesisWorker worker = new NemesisWorker(settings, registry, history);
         registry.addLossListener((loss) -> history.record(new LossReport(System.nanoTime(), settings.id(), loss.key(),
                 loss.firstFence(), loss.lastFence(), loss.holds(),
                 (loss.unlocked() ? "unlocked before: " : "") + loss.reason())));
         int status = worker.run();
-        registry.close();
-        client.close();
+        // Closes the registry (its entries deleted, its session ended), then the client.
+        store.close();
         history.close();
         System.out.println(STOPPED + " " + settings.id() + " operations=" + worker.operations.get() + " unexpected="
                 + worker.unexpected.get());
@@ -412,7 +406,7 @@ public final class NemesisWorker {
 
     /**
      * What a worker runs with, as {@code --name value} arguments.
-     * @param endpoints the etcd members' client URLs ({@code --endpoints}, comma-separated)
+     * @param store the {@link TestStore} spec of the store ({@code --store})
      * @param namespace the registry's namespace ({@code --namespace})
      * @param ttl the lease TTL ({@code --ttl-ms})
      * @param id the worker id, unique per started JVM ({@code --id})
@@ -423,7 +417,7 @@ public final class NemesisWorker {
      * @param handoff whether local passes and linger are on ({@code --handoff on|off})
      * @param register the register's {@code host:port} ({@code --register})
      */
-    record Settings(List<String> endpoints, String namespace, Duration ttl, String id, Path historyDir,
+    record Settings(String store, String namespace, Duration ttl, String id, Path historyDir,
             List<String> keys, int threads, long seed, boolean handoff, String register) {
 
         static Settings parse(String[] args) {
@@ -434,7 +428,7 @@ public final class NemesisWorker {
                 }
                 values.put(args[i].substring(2), args[i + 1]);
             }
-            return new Settings(List.of(required(values, "endpoints").split(",")), required(values, "namespace"),
+            return new Settings(required(values, "store"), required(values, "namespace"),
                     Duration.ofMillis(Long.parseLong(required(values, "ttl-ms"))), required(values, "id"),
                     Path.of(required(values, "history-dir")), List.of(required(values, "keys").split(",")),
                     Integer.parseInt(required(values, "threads")), Long.parseLong(required(values, "seed")),
@@ -450,7 +444,7 @@ public final class NemesisWorker {
         }
 
         String[] toArgs() {
-            return new String[] { "--endpoints", String.join(",", this.endpoints), "--namespace", this.namespace,
+            return new String[] { "--store", this.store, "--namespace", this.namespace,
                     "--ttl-ms", Long.toString(this.ttl.toMillis()), "--id", this.id, "--history-dir",
                     this.historyDir.toString(), "--keys", String.join(",", this.keys), "--threads",
                     Integer.toString(this.threads), "--seed", Long.toString(this.seed), "--handoff",

@@ -11,6 +11,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
 import io.github.distlock.FencedLock;
+import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.core.CoreLockRegistry;
@@ -83,7 +84,19 @@ public abstract class TestStore implements AutoCloseable {
      * @return the registry
      */
     public CoreLockRegistry registry(String namespace, Duration ttl, String owner) {
-        CoreLockRegistry registry = newRegistry(namespace, ttl, owner);
+        return registry(namespace, ttl, owner, LocalHandoff.DEFAULT);
+    }
+
+    /**
+     * Builds a registry with local passes and linger as given, closed with this store.
+     * @param namespace the namespace, in the store's own form (see {@link #namespace(String)})
+     * @param ttl the lease TTL
+     * @param owner the owner identity
+     * @param handoff the pass window and the linger
+     * @return the registry
+     */
+    public CoreLockRegistry registry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
+        CoreLockRegistry registry = newRegistry(namespace, ttl, owner, handoff);
         this.registries.add((AutoCloseable) registry);
         return registry;
     }
@@ -137,7 +150,8 @@ public abstract class TestStore implements AutoCloseable {
      */
     public abstract long entries(String namespace, String key);
 
-    protected abstract CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner);
+    protected abstract CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner,
+            LocalHandoff handoff);
 
     protected abstract void closeClient();
 
@@ -194,9 +208,9 @@ public abstract class TestStore implements AutoCloseable {
         }
 
         @Override
-        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner) {
+        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
             return EtcdLockRegistry.builder(this.client).namespace(namespace).leaseTtl(ttl).ownerIdentity(owner)
-                .endpoints(this.endpoints).build();
+                .endpoints(this.endpoints).localHandoff(handoff).build();
         }
 
         @Override
@@ -237,9 +251,9 @@ public abstract class TestStore implements AutoCloseable {
         }
 
         @Override
-        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner) {
+        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
             return RedisLockRegistry.builder(this.client).namespace(namespace).leaseTtl(ttl).ownerIdentity(owner)
-                .description("Redis at " + this.uri).build();
+                .description("Redis at " + this.uri).localHandoff(handoff).build();
         }
 
         @Override
@@ -303,11 +317,11 @@ public abstract class TestStore implements AutoCloseable {
         }
 
         @Override
-        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner) {
+        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
             CuratorFramework registryClient = startedClient(this.connectString, (int) ttl.toMillis());
             this.registryClients.add(registryClient);
             return ZookeeperLockRegistry.builder(registryClient).namespace(namespace).ownerIdentity(owner)
-                .description("ZooKeeper at " + this.connectString).build();
+                .description("ZooKeeper at " + this.connectString).localHandoff(handoff).build();
         }
 
         @Override
@@ -385,12 +399,12 @@ public abstract class TestStore implements AutoCloseable {
         }
 
         @Override
-        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner) {
+        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
             HikariDataSource registryPool = pool(owner);
             this.registryPools.add(registryPool);
             JdbcSchema.initialize(registryPool, namespace);
             return JdbcLockRegistry.builder(registryPool).tablePrefix(namespace).leaseTtl(ttl).ownerIdentity(owner)
-                .description("the database at " + this.url).build();
+                .description("the database at " + this.url).localHandoff(handoff).build();
         }
 
         @Override

@@ -1,0 +1,59 @@
+package io.github.distlock.nemesis;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+
+import io.github.distlock.nemesis.HistoryEvent.FaultKind;
+import io.github.distlock.nemesis.NemesisRunner.Options;
+import io.github.distlock.nemesis.NemesisRunner.Result;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The short nemesis run that CI does per store: a minute of four worker JVMs of four threads under
+ * faults, with a fixed seed, held to every guarantee; and held to have proved something (every
+ * kind of fault the store has was injected, the hot key changed hands often).
+ */
+final class NemesisRuns {
+
+    /** The proxy faults: any of them counts as the network fault of a run. */
+    static final List<FaultKind> NETWORK = List.of(FaultKind.BLACK_HOLE, FaultKind.RESET, FaultKind.DELAY,
+            FaultKind.SEVER);
+
+    private NemesisRuns() {
+    }
+
+    /**
+     * Runs a minute against {@code store} and asserts that no guarantee broke.
+     * @param store the store
+     * @param seed the fixed seed
+     * @param kinds the fault kinds the run must have injected, {@link History#KILL_WORKER} for kills
+     * @param network whether it must have injected a network fault
+     */
+    static void assertKeepsEveryGuarantee(NemesisStore.Type store, long seed, List<String> kinds, boolean network)
+            throws Exception {
+        Path historyDir = Path.of("target", "nemesis", store.label() + "-" + seed + "-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Result result = NemesisRunner.run(new Options(store, Duration.ofSeconds(60), seed, 4, 4,
+                Duration.ofSeconds(3), historyDir));
+        String table = result.report().table();
+        // A run that injected nothing would pass without proving anything.
+        for (String kind : kinds) {
+            assertThat(result.injected().getOrDefault(kind, 0)).as("%s faults injected%n%s", kind, table)
+                .isPositive();
+        }
+        if (network) {
+            assertThat(NETWORK.stream().mapToInt((kind) -> result.injected().getOrDefault(History.label(kind), 0))
+                .sum()).as("network faults injected%n%s", table).isPositive();
+        }
+        assertThat(result.report().history().holds(NemesisRunner.KEYS.get(0))).as("holds of the hot key%n%s", table)
+            .hasSizeGreaterThan(100);
+        assertThat(result.problems()).as("problems outside the history (seed %d, history in %s)", seed,
+                historyDir.toAbsolutePath()).isEmpty();
+        assertThat(result.report().violations()).as("violations (seed %d, history in %s)%n%s", seed,
+                historyDir.toAbsolutePath(), table).isEmpty();
+    }
+}
