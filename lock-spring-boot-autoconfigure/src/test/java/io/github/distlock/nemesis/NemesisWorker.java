@@ -21,7 +21,14 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
+import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockContext;
 import io.github.distlock.LockLostException;
+import io.github.distlock.LockRegistry;
+import io.github.distlock.annotation.DistributedLock;
+import io.github.distlock.aop.DistributedLockAdvisor;
+import io.github.distlock.aop.DistributedLockInterceptor;
+import io.github.distlock.aop.LockOperationSource;
 import io.github.distlock.core.CoreLockRegistry;
 import io.github.distlock.nemesis.FencedRegister.Answer;
 import io.github.distlock.nemesis.HistoryEvent.Call;
@@ -34,6 +41,9 @@ import io.github.distlock.nemesis.HistoryEvent.Release;
 import io.github.distlock.nemesis.HistoryEvent.Request;
 import io.github.distlock.nemesis.HistoryEvent.Unlocking;
 import io.github.distlock.testsupport.TestStore;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.core.env.StandardEnvironment;
 
 /**
  * One worker JVM of a nemesis run: several threads contend for a hot key and a few cold ones
@@ -54,7 +64,9 @@ import io.github.distlock.testsupport.TestStore;
  * {@code tryLock()} or {@code tryLock(timeout)}, the interruptible ones sometimes interrupted by
  * a timer thread while they wait; on a grant writes the register, sleeps a little, sometimes takes
  * the key again on the same thread (reentrancy, through another lock object) and writes again,
- * then unlocks.
+ * then unlocks. One call in seven goes through {@code @DistributedLock} instead: a method of
+ * {@link LockedWork} on a Spring AOP proxy with the starter's interceptor, which writes the
+ * register with {@link LockContext#currentFence()}.
  */
 public final class NemesisWorker {
 
@@ -87,6 +99,9 @@ public final class NemesisWorker {
 
     private final AtomicLong operations = new AtomicLong();
 
+    /** The annotated methods, on a proxy with the starter's {@code @DistributedLock} interceptor. */
+    private final LockedWork locked;
+
     private final AtomicInteger unexpected = new AtomicInteger();
 
     private volatile boolean stopping;
@@ -95,6 +110,26 @@ public final class NemesisWorker {
         this.settings = settings;
         this.registry = registry;
         this.history = history;
+        this.locked = lockedWork(registry);
+    }
+
+    /**
+     * The proxy that {@code @DistributedLock} gets in an application, built by hand: the same
+     * operation source, interceptor and advisor as the starter's auto-configuration registers,
+     * without an application context around them.
+     */
+    private static LockedWork lockedWork(LockRegistry registry) {
+        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+        beans.registerSingleton("lockRegistry", registry);
+        LockOperationSource operations = new LockOperationSource(new StandardEnvironment(), Duration.ofSeconds(30));
+        DistributedLockInterceptor interceptor = new DistributedLockInterceptor(operations,
+                beans.getBeanProvider(LockRegistry.class), beans, (event) -> {
+                });
+        ProxyFactory proxy = new ProxyFactory(new LockedWork() {
+        });
+        proxy.addInterface(LockedWork.class);
+        proxy.addAdvisor(new DistributedLockAdvisor(operations, interceptor));
+        return (LockedWork) proxy.getProxy(NemesisWorker.class.getClassLoader());
     }
 
     public static void main(String[] args) throws Exception {
@@ -168,12 +203,19 @@ public final class NemesisWorker {
         for (int t = 0; t < this.settings.threads(); t++) {
             String key = "warm-up-" + this.settings.id() + "-" + t;
             Thread thread = new Thread(() -> {
+                Runnable body = LockContext::currentFence;
                 for (int i = 0; i < 20; i++) {
                     FencedLock lock = this.registry.obtain(key, i % 2 == 0);
                     try {
                         if (lock.tryLock(2, TimeUnit.SECONDS)) {
                             lock.getFence();
                             lock.unlock();
+                        }
+                        // The first annotated calls parse the key expression and load the interceptor's classes.
+                        switch (i % 3) {
+                            case 0 -> this.locked.unfair(key, body);
+                            case 1 -> this.locked.fair(key, body);
+                            default -> this.locked.once(key, body);
                         }
                     }
                     catch (InterruptedException | RuntimeException ex) {
@@ -213,6 +255,10 @@ public final class NemesisWorker {
         List<String> keys = this.settings.keys();
         String key = (random.nextInt(100) < 60 || keys.size() == 1) ? keys.get(0)
                 : keys.get(1 + random.nextInt(keys.size() - 1));
+        if (random.nextInt(7) == 0) {
+            annotated(random, thread, register, key);
+            return;
+        }
         boolean fair = random.nextBoolean();
         FencedLock lock = this.registry.obtain(key, fair);
         int dice = random.nextInt(100);
@@ -291,6 +337,63 @@ public final class NemesisWorker {
             write(register, op, key, fence);
         }
         unlock(lock, op);
+    }
+
+    /**
+     * One call of an {@code @DistributedLock} method: the grant is recorded when the method starts
+     * (the interceptor holds the lock then), the unlock when it returns (the interceptor releases
+     * right after), the release once the proxy call returned or threw {@code LockLostException}.
+     */
+    private void annotated(Random random, String thread, FencedRegister.Client register, String key)
+            throws IOException, InterruptedException {
+        int which = random.nextInt(3);
+        boolean fair = which == 1;
+        long timeout = (which == 0) ? LockedWork.UNFAIR_WAIT_MILLIS
+                : (which == 1) ? LockedWork.FAIR_WAIT_MILLIS : 0;
+        long sleep = 1 + random.nextInt(20);
+        boolean writeTwice = random.nextBoolean();
+        String op = nextOp();
+        long[] unlocking = { -1 };
+        IOException[] failed = { null };
+        Runnable body = () -> {
+            long fence = LockContext.currentFence();
+            this.history.record(new Grant(System.nanoTime(), id(), op, fence));
+            try {
+                write(register, op, key, fence);
+                Thread.sleep(sleep);
+                if (writeTwice) {
+                    write(register, op, key, fence);
+                }
+            }
+            catch (IOException ex) {
+                failed[0] = ex;
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            unlocking[0] = System.nanoTime();
+            this.history.record(new Unlocking(unlocking[0], id(), op));
+        };
+        this.history.record(new Request(System.nanoTime(), id(), thread, op, key, fair, Call.ANNOTATION, timeout));
+        try {
+            switch (which) {
+                case 0 -> this.locked.unfair(key, body);
+                case 1 -> this.locked.fair(key, body);
+                default -> this.locked.once(key, body);
+            }
+            this.history.record(new Release(unlocking[0], id(), op, false));
+        }
+        catch (LockLostException ex) {
+            this.history.record(new Release(unlocking[0], id(), op, true));
+        }
+        catch (LockAcquisitionException ex) {
+            Failure failure = (ex.getCause() == null) ? Failure.TIMEOUT
+                    : (ex.getCause() instanceof InterruptedException) ? Failure.INTERRUPTED : Failure.ERROR;
+            this.history.record(new Refusal(System.nanoTime(), id(), op, failure, ex.toString()));
+        }
+        if (failed[0] != null) {
+            throw failed[0];
+        }
     }
 
     /** Takes the held key again on this thread, through another lock object, writes with it and unlocks it. */
@@ -401,6 +504,32 @@ public final class NemesisWorker {
             }
             this.timer.cancel(false);
             Thread.interrupted();
+        }
+    }
+
+    /**
+     * Methods locked by {@code @DistributedLock} on the key they are given, each running its body
+     * while the interceptor holds the lock: an unfair wait, a fair wait, and one attempt.
+     */
+    public interface LockedWork {
+
+        long UNFAIR_WAIT_MILLIS = 1_500;
+
+        long FAIR_WAIT_MILLIS = 2_500;
+
+        @DistributedLock(key = "#p0", waitTimeout = "1500ms")
+        default void unfair(String key, Runnable body) {
+            body.run();
+        }
+
+        @DistributedLock(key = "#p0", fair = true, waitTimeout = "2500ms")
+        default void fair(String key, Runnable body) {
+            body.run();
+        }
+
+        @DistributedLock(key = "#p0", waitTimeout = "0")
+        default void once(String key, Runnable body) {
+            body.run();
         }
     }
 
