@@ -19,6 +19,7 @@ class EtcdNemesisIntegrationTests {
         NemesisRuns.assertKeepsEveryGuarantee(NemesisStore.Type.ETCD, 20260437L,
                 List.of(History.label(FaultKind.PAUSE_WORKER), History.KILL_WORKER,
                         History.label(FaultKind.KILL_MEMBER), History.label(FaultKind.PAUSE_MEMBER),
+                        History.label(FaultKind.LOSE_QUORUM),
                         History.label(FaultKind.DELETE_ENTRIES)),
                 true);
     }

@@ -87,8 +87,8 @@ final class EtcdNemesisStore implements NemesisStore {
 
     @Override
     public Map<Action, Integer> weights() {
-        return Map.of(Action.KILL_MEMBER, 20, Action.PAUSE_MEMBER, 20, Action.DELETE_ENTRIES, 20,
-                Action.NETWORK_WORKER, 15);
+        return Map.of(Action.KILL_MEMBER, 20, Action.PAUSE_MEMBER, 20, Action.LOSE_QUORUM, 5,
+                Action.DELETE_ENTRIES, 20, Action.NETWORK_WORKER, 15);
     }
 
     @Override
@@ -121,6 +121,16 @@ final class EtcdNemesisStore implements NemesisStore {
                 yield (fault.action() == Action.KILL_MEMBER)
                         ? new StoreFault(FaultKind.KILL_MEMBER, target, false, member::kill, member::restart)
                         : new StoreFault(FaultKind.PAUSE_MEMBER, target, false, member::pause, member::resume);
+            }
+            case LOSE_QUORUM -> {
+                // Two of three members stopped: nothing commits, keep-alives fail, sessions end on the
+                // clients' side; the quorum keeps every entry and lease (a new leader extends the leases).
+                int second = (fault.target() + 1) % this.cluster.size();
+                List<EtcdCluster.Member> majority = List.of(this.cluster.member(fault.target()),
+                        this.cluster.member(second));
+                yield new StoreFault(FaultKind.LOSE_QUORUM, "m" + fault.target() + "+m" + second, false,
+                        () -> majority.forEach(EtcdCluster.Member::pause),
+                        () -> majority.forEach(EtcdCluster.Member::resume));
             }
             case DELETE_ENTRIES -> {
                 String[] scopes = { "every entry", "the entries of '" + NemesisRunner.KEYS.get(0) + "'",

@@ -45,6 +45,8 @@ public record FaultPlan(List<Fault> faults) {
         KILL_MEMBER,
         /** SIGSTOP a store member (or the leader), SIGCONT at the heal. */
         PAUSE_MEMBER,
+        /** SIGSTOP a majority of a cluster's members, the one drawn and the next ones; SIGCONT at the heal. */
+        LOSE_QUORUM,
         /** SIGKILL a store server (or the primary) and restart it without its data: the store loses entries. */
         RESTART_EMPTY,
         /** Step the clock of a store server that the store's protocol reads; step it back at the heal. */
@@ -140,7 +142,7 @@ public record FaultPlan(List<Fault> faults) {
                     duration = Math.min(duration, phase - start);
                     slotFreeAt[target] = start + ((action == Action.KILL_WORKER) ? REPLACEMENT_MILLIS : duration) + 200;
                 }
-                case KILL_MEMBER, PAUSE_MEMBER, RESTART_EMPTY, CLOCK_STEP -> {
+                case KILL_MEMBER, PAUSE_MEMBER, LOSE_QUORUM, RESTART_EMPTY, CLOCK_STEP -> {
                     target = random.nextInt(members);
                     leader = random.nextInt(3) == 0;
                     duration = (action == Action.KILL_MEMBER || action == Action.RESTART_EMPTY)

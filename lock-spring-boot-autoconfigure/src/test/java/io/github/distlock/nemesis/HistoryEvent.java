@@ -58,6 +58,8 @@ public sealed interface HistoryEvent {
         KILL_MEMBER,
         /** A store member stopped with SIGSTOP, then continued. */
         PAUSE_MEMBER,
+        /** A majority of a cluster's members stopped with SIGSTOP, then continued: no progress, no data lost. */
+        LOSE_QUORUM,
         /** A proxy that drops every byte; the target of a proxy fault is the worker id whose traffic it carries. */
         BLACK_HOLE,
         /** A proxy that resets connections. */
