@@ -37,8 +37,8 @@ public record FaultPlan(List<Fault> faults) {
         KILL_WORKER,
         /**
          * Break the network between a worker slot and the store, through its proxies: black-hole
-         * every byte, reset every connection, delay every byte, or silently drop the open
-         * connections ({@link Fault#variant()} modulo 4); forward again at the heal.
+         * every byte, reset every connection, delay every byte, silently drop the open connections,
+         * or hold the store's answers only ({@link Fault#variant()} modulo 5); forward again at the heal.
          */
         NETWORK_WORKER,
         /** SIGKILL a store member (or the leader), restart it on its data at the heal. */

@@ -45,7 +45,7 @@ public final class History {
 
     /** The kinds of fault that keep a worker from its store: a pause, and the network faults of its proxies. */
     static final Set<String> CUT_OFF = Set.of(label(FaultKind.PAUSE_WORKER), label(FaultKind.BLACK_HOLE),
-            label(FaultKind.RESET), label(FaultKind.DELAY), label(FaultKind.SEVER));
+            label(FaultKind.RESET), label(FaultKind.DELAY), label(FaultKind.SEVER), label(FaultKind.ONE_WAY));
 
     /** Time of a window that never healed, or of a hold that never ended. */
     public static final long NEVER = Long.MAX_VALUE;

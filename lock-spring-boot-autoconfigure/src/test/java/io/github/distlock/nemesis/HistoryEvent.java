@@ -68,6 +68,8 @@ public sealed interface HistoryEvent {
         DELAY,
         /** A proxy that silently drops the bytes of the connections open at its start, and forwards new ones. */
         SEVER,
+        /** A proxy that forwards the client's bytes but holds the server's answers: one direction cut. */
+        ONE_WAY,
         /** Lock entries deleted behind the library's back. */
         DELETE_ENTRIES,
         /** The database's clock stepped. */

@@ -292,9 +292,10 @@ public final class NemesisRunner {
             case NETWORK_WORKER -> {
                 Worker worker = this.slots[fault.target()];
                 List<TcpProxy> slotProxies = this.proxies.get(fault.target());
-                FaultKind[] kinds = { FaultKind.BLACK_HOLE, FaultKind.RESET, FaultKind.DELAY, FaultKind.SEVER };
+                FaultKind[] kinds = { FaultKind.BLACK_HOLE, FaultKind.RESET, FaultKind.DELAY, FaultKind.SEVER,
+                    FaultKind.ONE_WAY };
                 FaultKind kind = kinds[fault.variant() % kinds.length];
-                // 50 to 800 ms each way: slow, but most calls still get through.
+                // 50 to 650 ms each way: slow, but most calls still get through.
                 Duration latency = Duration.ofMillis(50 + fault.variant() / kinds.length * 3);
                 start(id, kind, worker.id(), false);
                 for (TcpProxy proxy : slotProxies) {
@@ -302,6 +303,7 @@ public final class NemesisRunner {
                         case BLACK_HOLE -> proxy.stall();
                         case RESET -> proxy.reset();
                         case DELAY -> proxy.delay(latency);
+                        case ONE_WAY -> proxy.stallAnswers();
                         default -> proxy.severOpenConnections();
                     }
                 }

@@ -24,7 +24,7 @@ final class NemesisRuns {
 
     /** The proxy faults: any of them counts as the network fault of a run. */
     static final List<FaultKind> NETWORK = List.of(FaultKind.BLACK_HOLE, FaultKind.RESET, FaultKind.DELAY,
-            FaultKind.SEVER);
+            FaultKind.SEVER, FaultKind.ONE_WAY);
 
     /** Locked while a run goes on, by any JVM of the machine. */
     private static final Path ONE_AT_A_TIME = Path.of(System.getProperty("java.io.tmpdir"), "distlock-nemesis.lock");

@@ -45,6 +45,9 @@ public final class TcpProxy implements AutoCloseable {
 
     private volatile boolean closed;
 
+    /** Set while the server's bytes are held (as {@link Mode#STALL} holds both directions) and the client's forwarded. */
+    private volatile boolean stallingAnswers;
+
     /** Set while new connections are refused (accepted, then reset) and open ones still forwarded. */
     private volatile boolean refusingNew;
 
@@ -120,6 +123,18 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     /**
+     * Cuts one direction until {@link #restore()}: the client's bytes still reach the server, the
+     * server's answers are held. The server applies what it is asked while the client hears
+     * nothing, as when only the return path of a network drops packets.
+     */
+    public void stallAnswers() {
+        synchronized (this.modeChanged) {
+            this.stallingAnswers = true;
+            this.modeChanged.notifyAll();
+        }
+    }
+
+    /**
      * Refuses new connections (accepted, then reset) until {@link #restore()}, and goes on
      * forwarding the open ones: a client that lost one of its connections cannot open it again,
      * while its others work.
@@ -131,7 +146,10 @@ public final class TcpProxy implements AutoCloseable {
     /** Forwards again, and accepts new connections; stalled bytes are delivered. */
     public void restore() {
         this.refusingNew = false;
-        setMode(Mode.FORWARD);
+        synchronized (this.modeChanged) {
+            this.stallingAnswers = false;
+            setMode(Mode.FORWARD);
+        }
     }
 
     @Override
@@ -202,7 +220,7 @@ public final class TcpProxy implements AutoCloseable {
                     if (latency > 0) {
                         java.util.concurrent.TimeUnit.NANOSECONDS.sleep(latency);
                     }
-                    if (!awaitForwarding()) {
+                    if (!awaitForwarding(direction.equals("down"))) {
                         break;
                     }
                     if (number < this.severedBelow) {
@@ -229,10 +247,10 @@ public final class TcpProxy implements AutoCloseable {
         thread.start();
     }
 
-    /** Waits while stalled; false if the connection is to be reset instead. */
-    private boolean awaitForwarding() {
+    /** Waits while stalled (answers: also while only they are); false if the connection is to be reset instead. */
+    private boolean awaitForwarding(boolean answers) {
         synchronized (this.modeChanged) {
-            while (this.mode == Mode.STALL) {
+            while (this.mode == Mode.STALL || answers && this.stallingAnswers && this.mode == Mode.FORWARD) {
                 try {
                     this.modeChanged.wait();
                 }

@@ -1,0 +1,54 @@
+package io.github.distlock.testsupport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class TcpProxyTests {
+
+    @Test
+    void stalledAnswersLetRequestsThroughAndArriveAfterTheRestore() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                TcpProxy proxy = TcpProxy.start("tcp://127.0.0.1:" + server.getLocalPort())) {
+            CompletableFuture<Integer> received = new CompletableFuture<>();
+            Thread echo = new Thread(() -> {
+                try (Socket accepted = server.accept()) {
+                    InputStream in = accepted.getInputStream();
+                    OutputStream out = accepted.getOutputStream();
+                    int request = in.read();
+                    received.complete(request);
+                    out.write(request + 1);
+                    out.flush();
+                    in.read();
+                }
+                catch (IOException ex) {
+                    received.completeExceptionally(ex);
+                }
+            });
+            echo.setDaemon(true);
+            echo.start();
+            try (Socket client = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+                proxy.stallAnswers();
+                client.getOutputStream().write(41);
+                client.getOutputStream().flush();
+                assertThat(received.get(30, TimeUnit.SECONDS)).isEqualTo(41);
+                client.setSoTimeout(500);
+                assertThatExceptionOfType(SocketTimeoutException.class).isThrownBy(() -> client.getInputStream().read());
+                proxy.restore();
+                client.setSoTimeout(30_000);
+                assertThat(client.getInputStream().read()).isEqualTo(42);
+            }
+        }
+    }
+}
