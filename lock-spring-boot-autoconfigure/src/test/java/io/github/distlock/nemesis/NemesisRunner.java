@@ -311,6 +311,9 @@ public final class NemesisRunner {
                     for (TcpProxy proxy : slotProxies) {
                         proxy.delay(Duration.ZERO);
                         proxy.restore();
+                        // The network works again: a packet of a connection it forgot gets a reset. Otherwise the
+                        // fault would outlast its heal until the client's keep-alive gives up on the connection.
+                        proxy.resetSevered();
                     }
                     heal(id);
                 }, heal, TimeUnit.MILLISECONDS);

@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.URI;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -56,6 +57,9 @@ public final class TcpProxy implements AutoCloseable {
 
     /** Connections numbered below this are severed: their bytes are read and dropped. */
     private volatile long severedBelow;
+
+    /** The open connections by number, client socket first, so that {@link #restore()} can reset the severed ones. */
+    private final Map<Long, Socket[]> connections = new ConcurrentHashMap<>();
 
     private TcpProxy(ServerSocket server, InetSocketAddress target) {
         this.server = server;
@@ -116,7 +120,8 @@ public final class TcpProxy implements AutoCloseable {
 
     /**
      * From now on drops every byte of the connections open now, in both directions, and keeps
-     * them open, so neither end learns that they are dead; new connections are forwarded.
+     * them open, so neither end learns that they are dead; new connections are forwarded. Until
+     * {@link #resetSevered()}.
      */
     public void severOpenConnections() {
         this.severedBelow = this.accepted.get() + 1;
@@ -141,6 +146,20 @@ public final class TcpProxy implements AutoCloseable {
      */
     public void refuseNewConnections() {
         this.refusingNew = true;
+    }
+
+    /**
+     * Resets the connections that {@link #severOpenConnections()} severed, as a path that works
+     * again answers a packet of a connection the network forgot.
+     */
+    public void resetSevered() {
+        long severed = this.severedBelow;
+        this.connections.forEach((number, pair) -> {
+            if (number < severed) {
+                abort(pair[0]);
+                abort(pair[1]);
+            }
+        });
     }
 
     /** Forwards again, and accepts new connections; stalled bytes are delivered. */
@@ -205,6 +224,7 @@ public final class TcpProxy implements AutoCloseable {
                 this.sockets.add(upstream);
             }
             long number = this.accepted.incrementAndGet();
+            this.connections.put(number, new Socket[] { client, upstream });
             pump(client, upstream, "up", number);
             pump(upstream, client, "down", number);
         }
@@ -241,6 +261,7 @@ public final class TcpProxy implements AutoCloseable {
                 abort(to);
                 this.sockets.remove(from);
                 this.sockets.remove(to);
+                this.connections.remove(number);
             }
         }, "tcp-proxy-" + direction + "-" + from.getPort());
         thread.setDaemon(true);

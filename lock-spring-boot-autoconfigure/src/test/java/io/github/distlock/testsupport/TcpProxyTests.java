@@ -51,4 +51,30 @@ class TcpProxyTests {
             }
         }
     }
+
+    @Test
+    void severedConnectionsStaySilentUntilTheyAreReset() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                TcpProxy proxy = TcpProxy.start("tcp://127.0.0.1:" + server.getLocalPort());
+                Socket client = new Socket(InetAddress.getLoopbackAddress(), proxy.port());
+                Socket accepted = server.accept()) {
+            proxy.severOpenConnections();
+            client.getOutputStream().write(1);
+            client.getOutputStream().flush();
+            accepted.setSoTimeout(500);
+            assertThatExceptionOfType(SocketTimeoutException.class).isThrownBy(() -> accepted.getInputStream().read());
+            proxy.restore();
+            accepted.setSoTimeout(500);
+            assertThatExceptionOfType(SocketTimeoutException.class).as("still severed after restore()")
+                .isThrownBy(() -> accepted.getInputStream().read());
+            proxy.resetSevered();
+            client.setSoTimeout(30_000);
+            assertThatExceptionOfType(IOException.class).isThrownBy(() -> {
+                // A reset connection fails a read (or ends it) at once.
+                if (client.getInputStream().read() == -1) {
+                    throw new IOException("closed");
+                }
+            });
+        }
+    }
 }

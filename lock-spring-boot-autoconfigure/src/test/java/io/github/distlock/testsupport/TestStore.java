@@ -14,6 +14,7 @@ import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockRegistry;
+import io.github.distlock.autoconfigure.DistributedLockProperties;
 import io.github.distlock.core.CoreLockRegistry;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.jdbc.JdbcLockRegistry;
@@ -178,7 +179,11 @@ public abstract class TestStore implements AutoCloseable {
         Etcd(String spec, List<String> endpoints) {
             super(spec);
             this.endpoints = endpoints;
-            this.client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+            // gRPC keep-alives as the starter sets them: a connection that went silent is given up in seconds.
+            DistributedLockProperties.Etcd defaults = new DistributedLockProperties().getEtcd();
+            this.client = Client.builder().endpoints(endpoints.toArray(String[]::new))
+                .keepaliveTime(defaults.getKeepAliveTime()).keepaliveTimeout(defaults.getKeepAliveTimeout())
+                .keepaliveWithoutCalls(true).build();
         }
 
         @Override
