@@ -47,8 +47,9 @@ final class EntryMonitor {
 
     /**
      * Every entry ahead of ours (key to create revision), when the last read saw the whole queue;
-     * {@code null} when it saw only the predecessor. Deletions delivered by the watch shrink it,
-     * and once it is empty the entry is the oldest: no read is needed to know it.
+     * {@code null} when it saw only the predecessor. Deletions delivered by the watch shrink it, and
+     * the waiter is woken once it is empty: the read it then makes decides, since the watch shows
+     * the queue only as of the revision it got to, and our own entry may be gone since.
      */
     private @Nullable Map<ByteSequence, Long> ahead;
 
@@ -251,21 +252,6 @@ final class EntryMonitor {
                 this.lock.unlock();
             }
         });
-    }
-
-    /**
-     * @return whether the watch alone showed that no entry is ahead any more: the last read saw the
-     * whole queue, the watch delivered the deletion of every entry in it, and no event may have
-     * been missed since
-     */
-    boolean isOldestByWatch() {
-        this.lock.lock();
-        try {
-            return this.ahead != null && this.ahead.isEmpty() && !this.resyncRequested && !this.readInFlight;
-        }
-        finally {
-            this.lock.unlock();
-        }
     }
 
     /** Waits a retry pause after a failed read (less if the entry is lost), and asks for a re-read. */

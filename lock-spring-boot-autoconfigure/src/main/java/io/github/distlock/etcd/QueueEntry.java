@@ -39,7 +39,9 @@ import org.jspecify.annotations.Nullable;
  * that its own key still exists; {@link #release} deletes the key (Unlock).
  *
  * <p>Costs: an uncontended acquisition is one transaction, a release is one compare-and-delete, a
- * handoff is that delete plus one watch event and one read by the next entry only.
+ * handoff is that delete plus one watch event and one read by the next entry only. That read is
+ * never skipped, also when the watch alone shows that no entry is ahead any more: only a read
+ * shows that the entry still exists now, and not merely as of the revision the watch got to.
  *
  * <p>Invariants: the fence is the entry's create revision, and entries own the lock in create
  * revision order, so fences of one key increase strictly. Every write to the entry's key is
@@ -229,12 +231,10 @@ final class QueueEntry implements StoreEntry, WatchDispatcher.Listener {
                     continue;
                 }
                 if (this.monitor.awaitChange(wait, this.store.safetyRecheckNanos())) {
-                    if (this.monitor.isOldestByWatch()) {
-                        // Every entry ahead was seen in the write's own read and its deletion in
-                        // the watch, which has no gap since: no read needed (the session is checked below).
-                        owned = true;
-                        continue;
-                    }
+                    // Even when the watch showed every entry ahead gone, the read decides: the watch may
+                    // lag behind etcd (a stream on a member catching up after a freeze), and our own
+                    // entry may have been deleted after the last deletion it delivered (a lease revoked
+                    // by a resumed deposed leader, a delete by hand), with the session alive on our clock.
                     // Bounded by one attempt, not only the wait: a read stuck on a frozen or partitioned
                     // member, or on one whose leader died, is sent again (round robin sends it elsewhere).
                     Wait read = wait.atMost(this.store.idempotentAttemptNanos());

@@ -80,7 +80,7 @@ class EntryMonitorTests {
     }
 
     @Test
-    void withTheWholeQueueReadTheWatchAloneShowsWhenNoEntryIsAheadAnyMore() {
+    void withTheWholeQueueReadTheWaiterIsWokenOnlyOnceNoEntryIsAheadAnyMore() throws InterruptedException {
         ByteSequence first = key("a_1");
         ByteSequence second = key("a_2");
         ByteSequence third = key("a_3");
@@ -91,22 +91,15 @@ class EntryMonitorTests {
         assertThat(this.monitor.predecessor()).isEqualTo(third);
         this.monitor.deleted(third, 13);
         assertThat(this.monitor.predecessor()).as("the newest entry left ahead").isEqualTo(second);
-        assertThat(this.monitor.isOldestByWatch()).isFalse();
+        assertThat(this.monitor.awaitChange(Wait.timeout(SHORT, true), LONG)).as("woken with an entry ahead").isFalse();
         // A deletion older than the entry's creation belongs to an earlier entry with the same key.
         this.monitor.deleted(second, 8);
-        assertThat(this.monitor.isOldestByWatch()).isFalse();
+        assertThat(this.monitor.awaitChange(Wait.timeout(SHORT, true), LONG)).as("woken by an older entry's delete")
+            .isFalse();
         this.monitor.deleted(second, 14);
-        assertThat(this.monitor.isOldestByWatch()).isTrue();
-    }
-
-    @Test
-    void aResyncMeansTheQueueMustBeReadAgain() {
-        ByteSequence holder = key("a_1");
-        this.monitor.beginRead();
-        this.monitor.endReadOfWholeQueue(List.of(entry(holder, 5)));
-        this.monitor.resync();
-        this.monitor.deleted(holder, 6);
-        assertThat(this.monitor.isOldestByWatch()).as("events may have been missed").isFalse();
+        // Woken to read: the read, not the watch, decides whether the entry holds.
+        assertThat(this.monitor.awaitChange(Wait.timeout(LONG, true), LONG)).as("woken to read the queue").isTrue();
+        assertThat(this.monitor.predecessor()).isNull();
     }
 
     /**

@@ -119,7 +119,7 @@ class EtcdLockRegistryIntegrationTests {
      * The waiter behind it saw the second waiter too and still waits.
      */
     @Test
-    void aFairHandoffCostsTheNextWaiterNoEtcdCall() throws Exception {
+    void aFairHandoffCostsTheNextWaiterOneRead() throws Exception {
         GrpcCallCounter calls = new GrpcCallCounter();
         try (Client countedClient = Client.builder().endpoints(etcd.clientEndpoints().toArray(String[]::new))
             .interceptor(calls).build();
@@ -147,7 +147,8 @@ class EtcdLockRegistryIntegrationTests {
             long before = calls.calls();
             holder.unlock();
             assertThat(next.get(LONG.toSeconds(), TimeUnit.SECONDS) - before)
-                .as("etcd calls of the waiters' client from the handoff to the next holder").isZero();
+                // The read that shows its entry still exists: the watch may lag behind etcd.
+                .as("etcd calls of the waiters' client from the handoff to the next holder").isOne();
             assertThat(third).isNotDone();
             nextMayUnlock.countDown();
             assertThat(third.get(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
