@@ -6,6 +6,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,17 +47,62 @@ final class EtcdNemesisStore implements NemesisStore {
 
     private static final Pattern LEASE_ID = Pattern.compile("\"ID\"\\s*:\\s*\"?(\\d+)");
 
+    private static final Pattern VERSION = Pattern.compile("etcd Version: (\\d+)\\.(\\d+)\\.(\\d+)");
+
     private final EtcdCluster cluster;
 
     private final Client client;
 
-    private EtcdNemesisStore(EtcdCluster cluster) {
+    /**
+     * Whether a paused leader that resumes may revoke live leases: etcd before 3.4.28 and 3.5.11
+     * (etcd issues 12528 and 15247) lets a resumed leader that has not noticed its deposition expire
+     * leases by its own books, and commits those revokes. Every entry of such a lease is then gone
+     * behind its holder's back, as if deleted; the nemesis found it (seed 20261129) and says so.
+     */
+    private final boolean resumedLeaderRevokesLeases;
+
+    private EtcdNemesisStore(EtcdCluster cluster, boolean resumedLeaderRevokesLeases) {
         this.cluster = cluster;
         this.client = cluster.newClient();
+        this.resumedLeaderRevokesLeases = resumedLeaderRevokesLeases;
     }
 
     static EtcdNemesisStore start() {
-        return new EtcdNemesisStore(EtcdCluster.threeMembers());
+        boolean revokes = resumedLeaderRevokesLeases(version());
+        return new EtcdNemesisStore(EtcdCluster.threeMembers(), revokes);
+    }
+
+    /** @return the etcd binary's version as {@code {major, minor, patch}} */
+    static int[] version() {
+        Path binary = EtcdCluster.locateEtcdBinary();
+        try {
+            Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+            Matcher version = VERSION.matcher(output);
+            if (!version.find()) {
+                throw new IllegalStateException(binary + " --version printed no version: " + output);
+            }
+            return new int[] { Integer.parseInt(version.group(1)), Integer.parseInt(version.group(2)),
+                    Integer.parseInt(version.group(3)) };
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("could not run " + binary + " --version", ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while asking " + binary + " for its version", ex);
+        }
+    }
+
+    /** @return whether etcd {@code version} has the resumed-leader lease revocation (fixed in 3.4.28, 3.5.11) */
+    static boolean resumedLeaderRevokesLeases(int[] version) {
+        int major = version[0];
+        int minor = version[1];
+        int patch = version[2];
+        return major < 3 || major == 3 && (minor < 4 || minor == 4 && patch < 28 || minor == 5 && patch < 11);
     }
 
     @Override
@@ -113,14 +159,18 @@ final class EtcdNemesisStore implements NemesisStore {
     public StoreFault fault(Fault fault) {
         return switch (fault.action()) {
             case KILL_MEMBER, PAUSE_MEMBER -> {
-                int leader = fault.leader() ? this.cluster.leaderIndex() : -1;
-                int index = (leader >= 0) ? leader : fault.target();
+                // -1 while the members do not agree on a leader: then the member hit may be it.
+                int leader = this.cluster.leaderIndex();
+                int index = (fault.leader() && leader >= 0) ? leader : fault.target();
+                boolean maybeLeader = index == leader || leader < 0;
                 EtcdCluster.Member member = this.cluster.member(index);
-                String target = "m" + index + ((leader >= 0) ? "(leader)" : "");
-                // A member restarts on its own data, with the quorum's: no entry or lease is lost.
+                String target = "m" + index + ((index == leader) ? "(leader)" : "");
+                // A member restarts on its own data, with the quorum's: no entry or lease is lost; a paused
+                // leader may revoke leases when it resumes, on the etcd versions that have that bug.
                 yield (fault.action() == Action.KILL_MEMBER)
                         ? new StoreFault(FaultKind.KILL_MEMBER, target, false, member::kill, member::restart)
-                        : new StoreFault(FaultKind.PAUSE_MEMBER, target, false, member::pause, member::resume);
+                        : new StoreFault(FaultKind.PAUSE_MEMBER, target,
+                                maybeLeader && this.resumedLeaderRevokesLeases, member::pause, member::resume);
             }
             case LOSE_QUORUM -> {
                 // Two of three members stopped: nothing commits, keep-alives fail, sessions end on the
@@ -128,7 +178,10 @@ final class EtcdNemesisStore implements NemesisStore {
                 int second = (fault.target() + 1) % this.cluster.size();
                 List<EtcdCluster.Member> majority = List.of(this.cluster.member(fault.target()),
                         this.cluster.member(second));
-                yield new StoreFault(FaultKind.LOSE_QUORUM, "m" + fault.target() + "+m" + second, false,
+                int leader = this.cluster.leaderIndex();
+                boolean withLeader = leader == fault.target() || leader == second || leader < 0;
+                yield new StoreFault(FaultKind.LOSE_QUORUM, "m" + fault.target() + "+m" + second
+                        + (withLeader ? "(leader)" : ""), withLeader && this.resumedLeaderRevokesLeases,
                         () -> majority.forEach(EtcdCluster.Member::pause),
                         () -> majority.forEach(EtcdCluster.Member::resume));
             }
