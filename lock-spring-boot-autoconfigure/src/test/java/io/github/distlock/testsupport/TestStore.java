@@ -407,9 +407,35 @@ public abstract class TestStore implements AutoCloseable {
         protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
             HikariDataSource registryPool = pool(owner);
             this.registryPools.add(registryPool);
-            JdbcSchema.initialize(registryPool, namespace);
+            initializeSchema(registryPool, namespace);
             return JdbcLockRegistry.builder(registryPool).tablePrefix(namespace).leaseTtl(ttl).ownerIdentity(owner)
                 .description("the database at " + this.url).localHandoff(handoff).build();
+        }
+
+        /**
+         * Creates the tables, trying again for up to a minute: a child JVM may start while a fault test has its
+         * database down or restarting (a nemesis run replaces a killed worker whenever the plan says).
+         */
+        private static void initializeSchema(HikariDataSource pool, String namespace) {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            while (true) {
+                try {
+                    JdbcSchema.initialize(pool, namespace);
+                    return;
+                }
+                catch (IllegalStateException ex) {
+                    if (System.nanoTime() - deadline >= 0) {
+                        throw ex;
+                    }
+                }
+                try {
+                    Thread.sleep(200);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("Interrupted while creating the lock tables", ex);
+                }
+            }
         }
 
         @Override
