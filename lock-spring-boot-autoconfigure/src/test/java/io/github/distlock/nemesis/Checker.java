@@ -216,19 +216,22 @@ public final class Checker {
 
     /**
      * G2: among fair waits ({@code lock}, {@code tryLock(timeout)} and the annotation on a fair
-     * lock; {@code tryLock()} barges) that no fault window or kill overlaps, one that started more
+     * lock; {@code tryLock()} barges) that no fault window or kill overlaps, nor ended less than
+     * {@link Bounds#election()} before they started (until the store serves again, a request may take
+     * that long to reach it: a client reconnecting to a restarted database), one that started more
      * than {@link Bounds#fairnessSlack()} before another is not still waiting when the other is
      * granted: it was granted first, or its timeout ended first.
      */
     public List<Violation> fairOrder(History history) {
         long slack = this.bounds.fairnessSlack().toNanos();
+        long settle = this.bounds.election().toNanos();
         List<Violation> violations = new ArrayList<>();
         for (String key : history.keys()) {
             List<Operation> waits = history.operations().stream()
                 .filter((op) -> op.key().equals(key) && op.request().fair() && op.request().call() != Call.TRY_LOCK)
                 .filter((op) -> !op.reentrant() && (op.grant() != null
                         || op.refusal() != null && op.refusal().failure() == Failure.TIMEOUT))
-                .filter((op) -> !history.faultDuring(op.request().at(), op.outcomeAt()))
+                .filter((op) -> !history.faultDuring(op.request().at() - settle, op.outcomeAt()))
                 .sorted(Comparator.comparingLong((Operation op) -> op.request().at()))
                 .toList();
             for (Operation later : waits) {

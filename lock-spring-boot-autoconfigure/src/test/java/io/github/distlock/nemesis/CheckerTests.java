@@ -273,6 +273,17 @@ class CheckerTests {
     }
 
     @Test
+    void fairOrderIsNotJudgedForWaitsThatStartBeforeTheStoreServesAgain() {
+        // The fault heals 100 ms before w1 asks: within the election bound, its request may still be reconnecting.
+        TestHistory run = cleanRun().hold("w3:6", "b", 6000, 4240, 4250, 4500)
+            .fault("f3", KILL_MEMBER, "postgres", false, 4100, 4200)
+            .request("w1:6", "b", true, LOCK, -1, 4300)
+            .request("w2:6", "b", true, LOCK, -1, 4400).grant("w2:6", 6100, 4510).release("w2:6", 4550)
+            .grant("w1:6", 6200, 4560).release("w1:6", 4600);
+        assertThat(this.checker.check(servingAgainAt(run, 4700).build())).isEmpty();
+    }
+
+    @Test
     void fairWaiterThatTimedOutBeforeTheLaterGrantWasNotOvertaken() {
         TestHistory run = cleanRun().hold("w3:6", "b", 6000, 4240, 4250, 4500)
             .request("w1:6", "b", true, TRY_LOCK_TIMEOUT, 100, 4300).refuse("w1:6", TIMEOUT, 4402)
