@@ -369,6 +369,9 @@ public abstract class TestStore implements AutoCloseable {
             config.setMaximumPoolSize(10);
             config.setMinimumIdle(0);
             config.setConnectionTimeout(3_000);
+            // Starts without a connection, so that a child JVM started while its database is down waits for it
+            // (see initializeSchema) instead of failing at once.
+            config.setInitializationFailTimeout(-1);
             return new HikariDataSource(config);
         }
 
