@@ -73,7 +73,9 @@ public sealed interface HistoryEvent {
         /** Lock entries deleted behind the library's back. */
         DELETE_ENTRIES,
         /** The database's clock stepped. */
-        CLOCK_STEP
+        CLOCK_STEP,
+        /** A store server (or the primary) killed, then restarted without its data or from an older copy of it. */
+        RESTART_EMPTY
     }
 
     /** Written once by the runner, first: what a human and the report need to reproduce the run. */

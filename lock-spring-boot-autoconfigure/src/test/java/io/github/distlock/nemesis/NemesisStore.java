@@ -27,9 +27,9 @@ interface NemesisStore extends AutoCloseable {
         /** A three-member ZooKeeper ensemble. */
         ZOOKEEPER(Duration.ofSeconds(10)),
         /** A single PostgreSQL server. */
-        POSTGRES(Duration.ofSeconds(10)),
+        POSTGRES(JdbcNemesisStore.ELECTION),
         /** A single MariaDB server. */
-        MARIADB(Duration.ofSeconds(10));
+        MARIADB(JdbcNemesisStore.ELECTION);
 
         private final Duration election;
 
@@ -65,6 +65,7 @@ interface NemesisStore extends AutoCloseable {
         NemesisStore start() {
             return switch (this) {
                 case ETCD -> EtcdNemesisStore.start();
+                case POSTGRES, MARIADB -> JdbcNemesisStore.start(this);
                 default -> throw new IllegalArgumentException("the nemesis run does not support '" + label()
                         + "' yet");
             };

@@ -1,0 +1,337 @@
+package io.github.distlock.nemesis;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.distlock.jdbc.JdbcSchema;
+import io.github.distlock.nemesis.FaultPlan.Action;
+import io.github.distlock.nemesis.FaultPlan.Fault;
+import io.github.distlock.nemesis.HistoryEvent.FaultKind;
+import io.github.distlock.testsupport.DatabaseServer;
+import io.github.distlock.testsupport.MariaDbServer;
+import io.github.distlock.testsupport.PostgresServer;
+import io.github.distlock.testsupport.TestStore;
+
+/**
+ * A SQL database under a nemesis run: one PostgreSQL or MariaDB server, reached by every worker
+ * through a proxy of its own. The server is killed and restarted on its data (every committed row
+ * survives), paused, or killed and restarted from a backup taken once the lock tables existed and
+ * before any worker wrote (every session and entry is gone: the store loses data, as a restore or a
+ * failover to a replica that lagged would). Entries are also deleted behind the library's back.
+ * <p>
+ * No clock step: the store reads the database's clock for lease expiry and fences, but a step back
+ * would only show the limit that {@code JdbcTables} documents (fences come from that clock and go
+ * back with it on an idle key), and every step forward is followed by one back at its heal.
+ */
+final class JdbcNemesisStore implements NemesisStore {
+
+    /**
+     * How long the database takes to serve again after a heal. A heal returns only once the server
+     * accepts connections again (a restart and its crash recovery are inside the fault window), so
+     * what is left is the library's side: a call that went out on a connection just before a kill
+     * or a pause fails when that connection breaks or, at the latest, when the library's request
+     * timeout (5 s by default) ends; the pool then opens fresh connections.
+     */
+    static final Duration ELECTION = Duration.ofSeconds(5);
+
+    /** The workers' table prefix. */
+    static final String NAMESPACE = "NEMESIS_";
+
+    /** Bounds how long a heal waits for the server to accept connections, past a slow crash recovery. */
+    private static final Duration ACCEPT_TIMEOUT = Duration.ofSeconds(90);
+
+    /** Bounds how long a delete of entries is retried, past any pause or restart of the server. */
+    private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(60);
+
+    private final Type type;
+
+    private final DatabaseServer server;
+
+    /** The data as it was with the lock tables in place and no row in them. */
+    private final Path emptyTables;
+
+    private JdbcNemesisStore(Type type, DatabaseServer server, Path emptyTables) {
+        this.type = type;
+        this.server = server;
+        this.emptyTables = emptyTables;
+    }
+
+    /**
+     * Starts the server, creates the lock tables and backs them up empty.
+     * @param type {@link Type#POSTGRES} or {@link Type#MARIADB}
+     */
+    static JdbcNemesisStore start(Type type) {
+        DatabaseServer server = switch (type) {
+            case POSTGRES -> PostgresServer.start();
+            case MARIADB -> MariaDbServer.start();
+            default -> throw new IllegalArgumentException(type + " is no SQL database");
+        };
+        try {
+            // The workers create the tables too (idempotently), but the backup must have them.
+            try (HikariDataSource pool = pool(server)) {
+                JdbcSchema.initialize(pool, NAMESPACE);
+            }
+            return new JdbcNemesisStore(type, server, server.backUp());
+        }
+        catch (RuntimeException ex) {
+            server.close();
+            throw ex;
+        }
+    }
+
+    private static HikariDataSource pool(DatabaseServer server) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(server.jdbcUrl());
+        config.setUsername(server.username());
+        config.setPassword(server.password());
+        config.setPoolName("nemesis-schema");
+        config.setMaximumPoolSize(1);
+        config.setConnectionTimeout(30_000);
+        return new HikariDataSource(config);
+    }
+
+    @Override
+    public Type type() {
+        return this.type;
+    }
+
+    @Override
+    public int members() {
+        return 1;
+    }
+
+    @Override
+    public List<String> addresses() {
+        return List.of(this.server.host() + ":" + this.server.port());
+    }
+
+    @Override
+    public String spec(List<String> addresses) {
+        String direct = this.server.host() + ":" + this.server.port();
+        String url = this.server.jdbcUrl().replace("//" + direct + "/", "//" + addresses.get(0) + "/");
+        return "jdbc=" + url + "|" + this.server.username() + "|" + this.server.password();
+    }
+
+    @Override
+    public String namespace() {
+        return NAMESPACE;
+    }
+
+    @Override
+    public Map<Action, Integer> weights() {
+        return Map.of(Action.KILL_MEMBER, 15, Action.PAUSE_MEMBER, 15, Action.RESTART_EMPTY, 10,
+                Action.DELETE_ENTRIES, 20, Action.NETWORK_WORKER, 15);
+    }
+
+    @Override
+    public Bounds bounds(Duration ttl) {
+        // waitOverrun: FencedLock documents timeout + 1 s (a store attempt's floor); every call waits for its database
+        // call with the caller's deadline, also when the server is paused or its connection stalls in the proxy. 0.5 s
+        // more for scheduling on a machine where the database and the worker JVMs share few cores.
+        Duration waitOverrun = Duration.ofMillis(1_500);
+        // lossReport: each renewal (every third of the TTL) checks that the session's row and entries are still there,
+        // so a deleted entry or a restored table is found within a renewal period; a session that cannot be renewed
+        // (server down or paused, network cut) is lost one TTL after the send of its last acknowledged renewal, which is
+        // before the database's clock could expire it, so before another process could take the key. 1 s more for a
+        // renewal's round trip and scheduling.
+        Duration lossReport = ttl.plusSeconds(1);
+        // fairnessSlack: a request is recorded before the call writes its entry, whose fence orders the queue: one round
+        // trip on PostgreSQL (the write is sent at once), a short transaction of a few round trips on MariaDB, and a
+        // session start before it after a loss. Two fair requests that close together may reach the database in either
+        // order.
+        Duration fairnessSlack = Duration.ofMillis((this.type == Type.MARIADB) ? 500 : 250);
+        // Fences are the database's clock in microseconds, raised above the key's newest entry: no sequence, no row
+        // that a delete or a restore of a backup could take back. The server's clock is the machine's and is not
+        // stepped here, so fences keep increasing across every data-loss fault (G12).
+        return new Bounds(ttl, ELECTION, waitOverrun, lossReport, fairnessSlack, true);
+    }
+
+    @Override
+    public StoreFault fault(Fault fault) {
+        String target = this.type.label();
+        return switch (fault.action()) {
+            // A crash: every committed row survives the restart (releases that PostgreSQL commits without waiting for
+            // their flush may come back, as entries nobody acts on; that costs liveness, never a hold).
+            case KILL_MEMBER -> new StoreFault(FaultKind.KILL_MEMBER, target, false, this.server::kill,
+                    this.server::restart);
+            case PAUSE_MEMBER -> new StoreFault(FaultKind.PAUSE_MEMBER, target, false, this.server::pause, () -> {
+                this.server.resume();
+                awaitAccepting();
+            });
+            // The restore waits until the server accepts connections on the backup's data.
+            case RESTART_EMPTY -> new StoreFault(FaultKind.RESTART_EMPTY, target + " from a backup with no rows", true,
+                    this.server::kill, () -> this.server.restore(this.emptyTables));
+            case DELETE_ENTRIES -> {
+                String hot = NemesisRunner.KEYS.get(0);
+                String[] scopes = { "every entry", "the entries of '" + hot + "'", "the oldest entry of '" + hot + "'" };
+                // In the heal, on a heal thread: during a pause or restart of the server the delete waits for its heal.
+                yield new StoreFault(FaultKind.DELETE_ENTRIES, scopes[fault.target()], true, () -> {
+                }, () -> System.out.println("nemesis: deleted " + deleteEntries(fault.target()) + " entries"));
+            }
+            default -> throw new IllegalArgumentException(target + " has no fault " + fault.action());
+        };
+    }
+
+    /** Waits until the server answers a query on a new connection, for up to {@link #ACCEPT_TIMEOUT}. */
+    private void awaitAccepting() {
+        long deadline = System.nanoTime() + ACCEPT_TIMEOUT.toNanos();
+        SQLException failure = null;
+        while (System.nanoTime() - deadline < 0) {
+            try (Connection connection = this.server.connect(); Statement statement = connection.createStatement()) {
+                statement.execute("SELECT 1");
+                return;
+            }
+            catch (SQLException ex) {
+                failure = ex;
+                sleep(100);
+            }
+        }
+        throw new IllegalStateException(this.type.label() + " accepted no connection within " + ACCEPT_TIMEOUT
+                + " after its heal", failure);
+    }
+
+    /**
+     * Deletes entries behind the library's back, retrying until the database confirms a delete (for
+     * up to {@link #DELETE_TIMEOUT}, past any pause or restart of the server), so that the fault
+     * window covers it. A delete whose connection broke before its answer either committed before
+     * the confirmed retry or never did.
+     */
+    private int deleteEntries(int scope) {
+        String entries = NAMESPACE + "ENTRY";
+        String hot = lockId(NemesisRunner.KEYS.get(0));
+        long deadline = System.nanoTime() + DELETE_TIMEOUT.toNanos();
+        Exception failure = null;
+        while (System.nanoTime() - deadline < 0) {
+            try (Connection connection = this.server.connect()) {
+                if (scope == 0) {
+                    try (Statement delete = connection.createStatement()) {
+                        return delete.executeUpdate("DELETE FROM " + entries);
+                    }
+                }
+                if (scope == 1) {
+                    try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + entries
+                            + " WHERE LOCK_ID = ?")) {
+                        delete.setString(1, hot);
+                        return delete.executeUpdate();
+                    }
+                }
+                // Two statements: MariaDB does not let a DELETE read its own table in a subquery. If the oldest entry
+                // goes meanwhile, nothing is deleted, as when the key had none.
+                Long oldest = null;
+                try (PreparedStatement select = connection.prepareStatement("SELECT MIN(FENCE) FROM " + entries
+                        + " WHERE LOCK_ID = ?")) {
+                    select.setString(1, hot);
+                    try (ResultSet rows = select.executeQuery()) {
+                        if (rows.next()) {
+                            long fence = rows.getLong(1);
+                            oldest = rows.wasNull() ? null : fence;
+                        }
+                    }
+                }
+                if (oldest == null) {
+                    return 0;
+                }
+                try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + entries
+                        + " WHERE LOCK_ID = ? AND FENCE = ?")) {
+                    delete.setString(1, hot);
+                    delete.setLong(2, oldest);
+                    return delete.executeUpdate();
+                }
+            }
+            catch (SQLException ex) {
+                failure = ex;
+                sleep(100);
+            }
+        }
+        throw new IllegalStateException(this.type.label() + " confirmed no delete of entries within " + DELETE_TIMEOUT
+                + " (last failure: " + failure + "); one may have been applied after its fault window", failure);
+    }
+
+    /** @return the key's {@code LOCK_ID} as the store computes it (see {@link TestStore#entries}): no run key needs escaping */
+    private static String lockId(String key) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                .digest(key.getBytes(StandardCharsets.UTF_8)));
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * Counts the sessions that the database's clock still has alive, and their entries. A session
+     * whose time has passed is dead for good (no renewal matches it, every waiter and sweep may
+     * delete it with its entries), but once every worker is gone nobody is left to delete it: such
+     * rows (of workers killed near the end) are listed for humans, not counted.
+     */
+    @Override
+    public Observation observe() {
+        String now = (this.type == Type.POSTGRES) ? "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT"
+                : "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)";
+        String sessions = NAMESPACE + "SESSION";
+        String entries = NAMESPACE + "ENTRY";
+        try (Connection connection = this.server.connect(); Statement statement = connection.createStatement()) {
+            List<String> live = new ArrayList<>();
+            List<String> expired = new ArrayList<>();
+            try (ResultSet rows = statement.executeQuery("SELECT SESSION_ID, OWNER, EXPIRES_AT - " + now
+                    + " FROM " + sessions)) {
+                while (rows.next()) {
+                    String session = rows.getString(2) + " " + rows.getString(1).substring(0, 8);
+                    long left = rows.getLong(3);
+                    ((left > 0) ? live : expired).add(session + " (" + left + " ms left)");
+                }
+            }
+            List<String> liveEntries = new ArrayList<>();
+            int expiredEntries = 0;
+            try (ResultSet rows = statement.executeQuery("SELECT e.FENCE, e.LOCK_ID, s.EXPIRES_AT - " + now + " FROM "
+                    + entries + " e LEFT JOIN " + sessions + " s ON s.SESSION_ID = e.SESSION_ID")) {
+                while (rows.next()) {
+                    long left = rows.getLong(3);
+                    if (rows.wasNull() || left > 0) {
+                        liveEntries.add(rows.getString(2).substring(0, 8) + "@" + rows.getLong(1));
+                    }
+                    else {
+                        expiredEntries++;
+                    }
+                }
+            }
+            return new Observation(liveEntries.size(), live.size(), "live entries "
+                    + liveEntries.stream().limit(10).toList() + ", live sessions " + live.stream().limit(10).toList()
+                    + "; expired, left for a sweep: " + expired.size() + " sessions " + expired.stream().limit(5).toList()
+                    + " with " + expiredEntries + " entries");
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException("could not read what " + this.type.label() + " holds after the run", ex);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            TimeUnit.MILLISECONDS.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", ex);
+        }
+    }
+
+    @Override
+    public void close() {
+        this.server.close();
+    }
+}
