@@ -257,7 +257,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         void writeConfiguration() {
             List<String> lines = new ArrayList<>(List.of("tickTime=" + TICK.toMillis(), "initLimit=20",
                     "syncLimit=10", "dataDir=" + home().resolve("data"), "clientPort=" + this.clientPort,
-                    "clientPortAddress=127.0.0.1", "admin.enableServer=false", "4lw.commands.whitelist=srvr,ruok",
+                    "clientPortAddress=127.0.0.1", "admin.enableServer=false", "4lw.commands.whitelist=srvr,ruok,dump",
                     "maxClientCnxns=0", "autopurge.purgeInterval=0"));
             if (ZooKeeperEnsemble.this.members.size() > 1) {
                 for (Member member : ZooKeeperEnsemble.this.members) {
@@ -342,21 +342,39 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * not serve (not running, paused, or without a quorum)
          */
         public @Nullable String mode() {
+            String answer = command("srvr");
+            if (answer == null) {
+                return null;
+            }
+            for (String line : answer.split("\n")) {
+                if (line.startsWith("Mode: ")) {
+                    return line.substring("Mode: ".length()).trim();
+                }
+            }
+            return null;
+        }
+
+        /**
+         * Sends a four-letter command ({@code srvr}, {@code ruok} or {@code dump}, the ones the
+         * members allow) to the member's client port.
+         * @return the whole answer, or {@code null} if the member did not answer within the command
+         * timeout (not running, paused)
+         */
+        public @Nullable String command(String word) {
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress("127.0.0.1", this.clientPort), (int) COMMAND_TIMEOUT.toMillis());
                 socket.setSoTimeout((int) COMMAND_TIMEOUT.toMillis());
                 OutputStream out = socket.getOutputStream();
-                out.write("srvr".getBytes(StandardCharsets.US_ASCII));
+                out.write(word.getBytes(StandardCharsets.US_ASCII));
                 out.flush();
                 BufferedReader reader = new BufferedReader(
                         new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+                StringBuilder answer = new StringBuilder();
                 String line;
                 while ((line = reader.readLine()) != null) {
-                    if (line.startsWith("Mode: ")) {
-                        return line.substring("Mode: ".length()).trim();
-                    }
+                    answer.append(line).append('\n');
                 }
-                return null;
+                return answer.toString();
             }
             catch (IOException ex) {
                 return null;
