@@ -25,7 +25,7 @@ interface NemesisStore extends AutoCloseable {
         /** A Redis primary with a replica, watched by Sentinel. */
         REDIS(Duration.ofSeconds(10)),
         /** A three-member ZooKeeper ensemble. */
-        ZOOKEEPER(Duration.ofSeconds(10)),
+        ZOOKEEPER(ZookeeperNemesisStore.ELECTION),
         /** A single PostgreSQL server. */
         POSTGRES(JdbcNemesisStore.ELECTION),
         /** A single MariaDB server. */
@@ -66,6 +66,7 @@ interface NemesisStore extends AutoCloseable {
             return switch (this) {
                 case ETCD -> EtcdNemesisStore.start();
                 case POSTGRES, MARIADB -> JdbcNemesisStore.start(this);
+                case ZOOKEEPER -> ZookeeperNemesisStore.start();
                 default -> throw new IllegalArgumentException("the nemesis run does not support '" + label()
                         + "' yet");
             };
