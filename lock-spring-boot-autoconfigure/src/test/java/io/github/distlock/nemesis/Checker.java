@@ -96,7 +96,10 @@ public final class Checker {
      * data. A fault that can lose data starts the count over, unless {@link Bounds#fencesSurviveDataLoss()}.
      * A lower fence recorded after a higher one is excused if its worker was paused or cut off between its
      * request and its record (the store may have granted it first), provided that hold was then
-     * reported lost: the higher fence could only be granted after its lease ended.
+     * reported lost: the higher fence could only be granted after its lease ended. The same holds
+     * for a data-loss fault between its request and its record: the store granted the lower fence
+     * first (or the entry it waited with was deleted as it was granted), and the higher one only once
+     * the fault deleted the lower one's entry, so that hold was lost and must be reported so.
      */
     public List<Violation> fenceOrder(History history) {
         List<Violation> violations = new ArrayList<>();
@@ -114,11 +117,13 @@ public final class Checker {
                     continue;
                 }
                 String what = describe(history, hold) + " after " + describe(history, highest);
-                if (fence < highest.grant().fence() && history.cutOffDuring(hold.worker(), hold.request().at(), at)) {
+                boolean cutOff = history.cutOffDuring(hold.worker(), hold.request().at(), at);
+                if (fence < highest.grant().fence() && (cutOff || history.dataLossDuring(hold.request().at(), at))) {
                     String told = toldInTime(history, hold, at);
                     if (told != null) {
-                        violations.add(new Violation(Kind.FENCE_ORDER, key, at, what + ": its worker was paused"
-                                + " or cut off before it recorded the grant, but " + told));
+                        violations.add(new Violation(Kind.FENCE_ORDER, key, at, what + ": "
+                                + (cutOff ? "its worker was paused or cut off" : "a data-loss fault was on")
+                                + " before it recorded the grant, but " + told));
                     }
                     continue;
                 }
@@ -150,10 +155,12 @@ public final class Checker {
         }
         for (Operation op : history.operations()) {
             if (op.release() != null && op.release().lost()) {
-                String told = toldInTime(history, op, op.release().at());
+                // From when the unlock threw: it learns of the loss from the store's answer to its release.
+                String told = toldInTime(history, op, op.release().answeredAt());
                 if (told != null) {
-                    violations.add(new Violation(Kind.SILENT_LOSS, op.key(), op.release().at(), "unlock of "
-                            + describe(history, op) + " threw LockLostException at " + history.time(op.release().at())
+                    violations.add(new Violation(Kind.SILENT_LOSS, op.key(), op.release().answeredAt(), "unlock of "
+                            + describe(history, op) + " threw LockLostException at "
+                            + history.time(op.release().answeredAt())
                             + ", but " + told));
                 }
             }

@@ -220,6 +220,38 @@ class CheckerTests {
     }
 
     @Test
+    void unlockThatThrewLockLostLateIsJudgedFromItsAnswer() {
+        // The unlock waited a second for the store's answer to its delete (its server was lost meanwhile), learnt
+        // from it that the entry was gone, and reported the loss at once.
+        TestHistory run = cleanRun().request("w2:6", "a", false, LOCK, -1, 4290).grant("w2:6", 900, 4300)
+            .releaseLost("w2:6", 4400, 5400);
+        assertThat(this.checker.check(run.loss("w2", "a", 900, 900, 5450).build())).isEmpty();
+        TestHistory late = cleanRun().request("w2:6", "a", false, LOCK, -1, 4290).grant("w2:6", 900, 4300)
+            .releaseLost("w2:6", 4400, 5400);
+        List<Violation> violations = this.checker.check(late.loss("w2", "a", 900, 900, 5800).build());
+        assertThat(violations).extracting(Violation::kind).containsExactly(Kind.SILENT_LOSS);
+        assertThat(violations.get(0).detail()).contains("threw LockLostException at 5.400s",
+                "w2 reported no loss of fence 900 by 5.700s");
+    }
+
+    @Test
+    void lowerFenceRecordedLateDuringADataLossIsFineOnceReportedLost() {
+        // w2's entry (fence 900) is the head when a delete hits the key: w2 reads that it holds, the delete removes
+        // its entry, w3's entry (fence 1000) is granted, and w2 records its grant only then. Its hold was lost: it
+        // must say so, even where fences survive data loss.
+        Bounds strict = new Bounds(BOUNDS.ttl(), BOUNDS.election(), BOUNDS.waitOverrun(), BOUNDS.lossReport(),
+                BOUNDS.fairnessSlack(), true);
+        TestHistory run = cleanRun().fault("f3", DELETE_ENTRIES, "etcd-0", true, 4300, 4340)
+            .request("w2:6", "a", false, LOCK, -1, 4290)
+            .hold("w3:6", "a", 1000, 4295, 4310, 4315)
+            .grant("w2:6", 900, 4320).release("w2:6", 4330);
+        run = servingAgainAt(run, 4400);
+        assertThat(new Checker(strict).check(run.build())).extracting(Violation::kind)
+            .containsExactly(Kind.FENCE_ORDER);
+        assertThat(new Checker(strict).check(run.loss("w2", "a", 900, 900, 4335).build())).isEmpty();
+    }
+
+    @Test
     void callThatAnswered3sPastIts1sTimeoutOverran() {
         TestHistory run = cleanRun().request("w2:6", "b", false, TRY_LOCK_TIMEOUT, 1000, 4300)
             .refuse("w2:6", TIMEOUT, 8300);

@@ -159,9 +159,16 @@ public sealed interface HistoryEvent {
 
     /**
      * The hold of {@code op} ended: {@code unlock()} returned, or it threw {@code LockLostException}:
-     * {@code lost}; {@code at} is when the call began, as its {@link Unlocking}.
+     * {@code lost}; {@code at} is when the call began, as its {@link Unlocking}, and
+     * {@code answeredAt} when it returned or threw (an unlock waits for the store to confirm, which
+     * can take a request timeout when the client's server is lost meanwhile).
      */
-    record Release(long at, String process, String op, boolean lost) implements HistoryEvent {
+    record Release(long at, String process, String op, boolean lost, long answeredAt) implements HistoryEvent {
+
+        /** A release answered when it began. */
+        Release(long at, String process, String op, boolean lost) {
+            this(at, process, op, lost, at);
+        }
 
         @Override
         public String type() {
@@ -170,7 +177,7 @@ public sealed interface HistoryEvent {
 
         @Override
         public Map<String, Object> fields() {
-            return ordered("op", this.op, "lost", this.lost);
+            return ordered("op", this.op, "lost", this.lost, "answered", this.answeredAt);
         }
     }
 

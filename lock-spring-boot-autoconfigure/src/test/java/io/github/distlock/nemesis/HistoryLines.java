@@ -63,7 +63,8 @@ public final class HistoryLines {
             case "refusal" -> new Refusal(at, process, f.text("op"), f.choice("failure", Failure.class),
                     f.text("detail"));
             case "unlocking" -> new Unlocking(at, process, f.text("op"));
-            case "release" -> new Release(at, process, f.text("op"), f.flag("lost"));
+            case "release" -> new Release(at, process, f.text("op"), f.flag("lost"),
+                    f.has("answered") ? f.number("answered") : at);
             case "write" -> new RegisterWrite(at, process, f.text("op"), f.text("key"), f.number("fence"),
                     f.flag("accepted"), f.number("lastAccepted"));
             case "loss" -> new LossReport(at, process, f.text("key"), f.number("firstFence"), f.number("lastFence"),
@@ -162,6 +163,10 @@ public final class HistoryLines {
                 throw new IllegalArgumentException("no field '" + name + "'");
             }
             return value;
+        }
+
+        boolean has(String name) {
+            return this.values.containsKey(name);
         }
 
         long number(String name) {

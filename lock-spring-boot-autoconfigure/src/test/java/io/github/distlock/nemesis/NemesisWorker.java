@@ -447,14 +447,14 @@ public final class NemesisWorker {
         this.history.record(new Unlocking(at, id(), op));
         try {
             lock.unlock();
-            this.history.record(new Release(at, id(), op, false));
+            this.history.record(new Release(at, id(), op, false, System.nanoTime()));
         }
         catch (LockLostException ex) {
-            this.history.record(new Release(at, id(), op, true));
+            this.history.record(new Release(at, id(), op, true, System.nanoTime()));
         }
         catch (RuntimeException ex) {
             // Not a documented outcome of unlock() by the holding thread: recorded as ended, and reported.
-            this.history.record(new Release(at, id(), op, false));
+            this.history.record(new Release(at, id(), op, false, System.nanoTime()));
             this.unexpected.incrementAndGet();
             System.err.println("UNEXPECTED: unlock of " + op + " threw " + ex);
             ex.printStackTrace();

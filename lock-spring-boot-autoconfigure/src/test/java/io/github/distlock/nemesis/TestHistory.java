@@ -79,6 +79,11 @@ final class TestHistory {
         return add(new Release(nanos(atMillis), worker(op), op, true));
     }
 
+    /** An unlock that began at {@code atMillis} and threw {@code LockLostException} at {@code answeredMillis}. */
+    TestHistory releaseLost(String op, long atMillis, long answeredMillis) {
+        return add(new Release(nanos(atMillis), worker(op), op, true, nanos(answeredMillis)));
+    }
+
     /** A write of {@code op}'s hold, accepted if {@code fence} is at least the last fence the register accepted. */
     TestHistory write(String op, long fence, long atMillis) {
         String key = this.keys.get(op);
