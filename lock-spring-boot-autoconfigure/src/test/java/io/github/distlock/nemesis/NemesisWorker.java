@@ -381,10 +381,10 @@ public final class NemesisWorker {
                 case 1 -> this.locked.fair(key, body);
                 default -> this.locked.once(key, body);
             }
-            this.history.record(new Release(unlocking[0], id(), op, false));
+            this.history.record(new Release(unlocking[0], id(), op, false, System.nanoTime()));
         }
         catch (LockLostException ex) {
-            this.history.record(new Release(unlocking[0], id(), op, true));
+            this.history.record(new Release(unlocking[0], id(), op, true, System.nanoTime()));
         }
         catch (LockAcquisitionException ex) {
             Failure failure = (ex.getCause() == null) ? Failure.TIMEOUT
