@@ -1,5 +1,6 @@
 package io.github.distlock.store;
 
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -67,6 +68,13 @@ public final class StoreCalls {
                 catch (ExecutionException ex) {
                     Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
                     throw new StoreUnavailableException(what + " failed: " + cause.getMessage(), cause);
+                }
+                catch (CancellationException ex) {
+                    // Cancelled by the client, not by this wait: Lettuce cancels the commands it still buffers
+                    // for a connection that is closed (a pair replaced while reconnecting). No answer came, as
+                    // for any other failure; the future's get() throws this one unwrapped.
+                    throw new StoreUnavailableException(what + " was cancelled by the client (its connection was "
+                            + "closed)", ex);
                 }
             });
         }

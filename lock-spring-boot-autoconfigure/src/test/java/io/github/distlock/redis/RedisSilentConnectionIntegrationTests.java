@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
@@ -11,7 +12,9 @@ import io.github.distlock.LockLostException;
 import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.RedisServerExtension;
 import io.github.distlock.testsupport.TcpProxy;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
@@ -236,6 +240,49 @@ class RedisSilentConnectionIntegrationTests {
                     lostAfter.toMillis(), ttl, (lost != null) ? lost.getMessage() : "no LockLostException");
             assertThat(lostAfter).as("known lost after the subscription was back").isLessThan(PROMPT);
             assertThat(lost).as("the unlock's exception").isNotNull();
+        }
+    }
+
+    /**
+     * An unlock whose release waits in Lettuce's buffer (the connections dropped and cannot
+     * reconnect, as while Redis is down or failing over) when the pair, which answers no probe, is
+     * replaced: Lettuce cancels the buffered commands of the connection it closes, and the release
+     * counts as unconfirmed (the unlock returns and the removal goes on in the background), not as a
+     * {@code CancellationException} thrown from {@code unlock()}. The request timeout (5 s) outlasts
+     * the replacement (within 3 s), so only the cancellation can end the release's wait.
+     */
+    @Test
+    void aReleaseCancelledByTheReplacementOfItsConnectionsIsUnconfirmedNotThrown() throws Exception {
+        String namespace = "cancelled-" + UUID.randomUUID() + ":";
+        // A proxy of its own, closed below: reconnecting is refused, so Lettuce buffers commands meanwhile.
+        TcpProxy gone = TcpProxy.start(redis.uri().replace("redis://", "http://"));
+        RedisClient goneClient = RedisClient.create("redis://127.0.0.1:" + gone.port());
+        AtomicInteger disconnected = new AtomicInteger();
+        goneClient.addListener(new RedisConnectionStateListener() {
+            @Override
+            public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+                disconnected.incrementAndGet();
+            }
+        });
+        try (RedisLockRegistry releasing = RedisLockRegistry.builder(goneClient).namespace(namespace).leaseTtl(TTL)
+            .ownerIdentity("releasing").build();
+                RedisLockRegistry next = RedisLockRegistry.builder(this.directClient).namespace(namespace)
+                    .leaseTtl(TTL).ownerIdentity("next").build()) {
+            FencedLock held = releasing.obtain("held", true);
+            held.lock();
+            gone.close();
+            await().atMost(LONG).until(() -> disconnected.get() >= 2);
+
+            Throwable thrown = catchThrowable(held::unlock);
+            assertThat(thrown).as("what unlock threw").isNull();
+            assertThat(held.isLockedByCurrentThread()).as("held after the unlock").isFalse();
+            // The entry is gone for the next registry once it expired, since the removal cannot reach Redis.
+            FencedLock taken = next.obtain("held", true);
+            assertThat(taken.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).as("taken by the next registry").isTrue();
+            taken.unlock();
+        }
+        finally {
+            goneClient.shutdown();
         }
     }
 
