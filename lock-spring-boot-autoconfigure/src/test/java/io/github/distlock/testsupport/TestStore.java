@@ -30,7 +30,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 /**
  * One process's view of a lock store for the multi-process and fault tests: a client, the
  * registries built on it, a fenced resource and a count of a key's entries, the same for every
- * store. A spec string ({@code etcd=<endpoints,comma-separated>}, {@code redis=<uri>} or
+ * store. A spec string ({@code etcd=<endpoints,comma-separated>}, {@code redis=<uri>} (a Lettuce
+ * URI, {@code redis-sentinel://host:port#master} for a primary found through a Sentinel) or
  * {@code zookeeper=<connect string>}) names the
  * store, so that a child JVM can open the store its test uses ({@code jdbc=<url>|<user>|<password>}
  * for a database server, see {@link #jdbc}). For ZooKeeper
@@ -230,13 +231,24 @@ public abstract class TestStore implements AutoCloseable {
 
         private final RedisClient client;
 
-        private final StatefulRedisConnection<String, String> raw;
+        /**
+         * Opened on first use: through a Sentinel ({@code redis-sentinel://}) a connection fails while
+         * the primary is down or failing over, and a worker JVM that starts then needs only the registry,
+         * which connects (and retries) by itself.
+         */
+        private StatefulRedisConnection<String, String> raw;
 
         Redis(String spec, String uri) {
             super(spec);
             this.uri = uri;
             this.client = RedisClient.create(uri);
-            this.raw = this.client.connect();
+        }
+
+        private synchronized StatefulRedisConnection<String, String> raw() {
+            if (this.raw == null) {
+                this.raw = this.client.connect();
+            }
+            return this.raw;
         }
 
         @Override
@@ -246,13 +258,13 @@ public abstract class TestStore implements AutoCloseable {
 
         @Override
         public FencedResource resource(String name) {
-            return new RedisFencedResource(this.raw.sync(), name);
+            return new RedisFencedResource(raw().sync(), name);
         }
 
         @Override
         public long entries(String namespace, String key) {
             // The queue as RedisKeyspace names it: no test key here needs escaping.
-            return this.raw.sync().zcard(namespace + "{" + key + "}:q");
+            return raw().sync().zcard(namespace + "{" + key + "}:q");
         }
 
         @Override
@@ -262,8 +274,10 @@ public abstract class TestStore implements AutoCloseable {
         }
 
         @Override
-        protected void closeClient() {
-            this.raw.close();
+        protected synchronized void closeClient() {
+            if (this.raw != null) {
+                this.raw.close();
+            }
             this.client.shutdown();
         }
     }
