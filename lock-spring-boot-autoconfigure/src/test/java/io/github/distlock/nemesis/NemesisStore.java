@@ -23,7 +23,7 @@ interface NemesisStore extends AutoCloseable {
         /** A three-member etcd cluster. */
         ETCD(EtcdNemesisStore.ELECTION),
         /** A Redis primary with a replica, watched by Sentinel. */
-        REDIS(Duration.ofSeconds(10)),
+        REDIS(RedisNemesisStore.ELECTION),
         /** A three-member ZooKeeper ensemble. */
         ZOOKEEPER(ZookeeperNemesisStore.ELECTION),
         /** A single PostgreSQL server. */
@@ -67,8 +67,7 @@ interface NemesisStore extends AutoCloseable {
                 case ETCD -> EtcdNemesisStore.start();
                 case POSTGRES, MARIADB -> JdbcNemesisStore.start(this);
                 case ZOOKEEPER -> ZookeeperNemesisStore.start();
-                default -> throw new IllegalArgumentException("the nemesis run does not support '" + label()
-                        + "' yet");
+                case REDIS -> RedisNemesisStore.start();
             };
         }
     }
