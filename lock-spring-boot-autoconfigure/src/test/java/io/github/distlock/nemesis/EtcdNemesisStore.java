@@ -197,49 +197,28 @@ final class EtcdNemesisStore implements NemesisStore {
     }
 
     /**
-     * Deletes entries behind the library's back, retrying until etcd confirms a delete (for up to
-     * 30 s, past any member pause), so that the fault window covers it. etcd may fail a delete
-     * whose outcome it does not know ("request timed out"); such an attempt is either applied
-     * before a later one that succeeds (one raft log) or never, so a confirmed retry closes it.
+     * Deletes entries behind the library's back until etcd confirms a delete (see
+     * {@link NemesisStore#untilConfirmed}). etcd may fail a delete whose outcome it does not know
+     * ("request timed out"); such an attempt is either applied before a later one that succeeds (one
+     * raft log) or never.
      */
     private long deleteEntries(int scope) {
         String hot = NemesisRunner.KEYS.get(0);
         ByteSequence prefix = bytes(NAMESPACE + "#" + ((scope == 0) ? "" : hot + "/"));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        Exception failure = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                if (scope < 2) {
-                    return this.client.getKVClient().delete(prefix, DeleteOption.builder().isPrefix(true).build())
-                        .get(10, TimeUnit.SECONDS).getDeleted();
-                }
-                List<KeyValue> oldest = this.client.getKVClient()
-                    .get(prefix, GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
-                        .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build())
-                    .get(10, TimeUnit.SECONDS).getKvs();
-                if (oldest.isEmpty()) {
-                    return 0;
-                }
-                return this.client.getKVClient().delete(oldest.get(0).getKey()).get(10, TimeUnit.SECONDS).getDeleted();
+        return NemesisStore.untilConfirmed("etcd", Duration.ofSeconds(30), () -> {
+            if (scope < 2) {
+                return this.client.getKVClient().delete(prefix, DeleteOption.builder().isPrefix(true).build())
+                    .get(10, TimeUnit.SECONDS).getDeleted();
             }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                failure = ex;
-                break;
+            List<KeyValue> oldest = this.client.getKVClient()
+                .get(prefix, GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
+                    .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build())
+                .get(10, TimeUnit.SECONDS).getKvs();
+            if (oldest.isEmpty()) {
+                return 0;
             }
-            catch (Exception ex) {
-                failure = ex;
-                try {
-                    Thread.sleep(100);
-                }
-                catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-        }
-        throw new IllegalStateException("etcd confirmed no delete of entries within 30 s (last failure: " + failure
-                + "); one may have been applied after its fault window", failure);
+            return this.client.getKVClient().delete(oldest.get(0).getKey()).get(10, TimeUnit.SECONDS).getDeleted();
+        });
     }
 
     @Override

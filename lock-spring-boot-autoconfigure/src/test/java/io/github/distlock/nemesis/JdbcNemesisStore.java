@@ -206,17 +206,14 @@ final class JdbcNemesisStore implements NemesisStore {
     }
 
     /**
-     * Deletes entries behind the library's back, retrying until the database confirms a delete (for
-     * up to {@link #DELETE_TIMEOUT}, past any pause or restart of the server), so that the fault
-     * window covers it. A delete whose connection broke before its answer either committed before
-     * the confirmed retry or never did.
+     * Deletes entries behind the library's back until the database confirms a delete (see
+     * {@link NemesisStore#untilConfirmed}): a delete whose connection broke before its answer
+     * either committed before the confirmed retry or never did.
      */
-    private int deleteEntries(int scope) {
+    private long deleteEntries(int scope) {
         String entries = NAMESPACE + "ENTRY";
         String hot = lockId(NemesisRunner.KEYS.get(0));
-        long deadline = System.nanoTime() + DELETE_TIMEOUT.toNanos();
-        Exception failure = null;
-        while (System.nanoTime() - deadline < 0) {
+        return NemesisStore.untilConfirmed(this.type.label(), DELETE_TIMEOUT, () -> {
             try (Connection connection = this.server.connect()) {
                 if (scope == 0) {
                     try (Statement delete = connection.createStatement()) {
@@ -253,13 +250,7 @@ final class JdbcNemesisStore implements NemesisStore {
                     return delete.executeUpdate();
                 }
             }
-            catch (SQLException ex) {
-                failure = ex;
-                sleep(100);
-            }
-        }
-        throw new IllegalStateException(this.type.label() + " confirmed no delete of entries within " + DELETE_TIMEOUT
-                + " (last failure: " + failure + "); one may have been applied after its fault window", failure);
+        });
     }
 
     /** @return the key's {@code LOCK_ID} as the store computes it (see {@link TestStore#entries}): no run key needs escaping */

@@ -119,6 +119,49 @@ interface NemesisStore extends AutoCloseable {
     void close();
 
     /**
+     * Deletes entries behind the library's back with {@code delete}, retried every 100 ms until the
+     * store confirms one, for up to {@code timeout} (past any pause or restart of a server), so that
+     * the fault window covers it. An attempt whose answer was lost either took effect before the
+     * confirmed one or never did, so the confirmed retry closes the window.
+     * @param store the store's name, for the message
+     * @return what the confirmed attempt deleted
+     * @throws IllegalStateException if no attempt was confirmed in time, or the thread was interrupted
+     */
+    static long untilConfirmed(String store, Duration timeout, Deletion delete) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Exception failure = null;
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                return delete.attempt();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while deleting entries from " + store, ex);
+            }
+            catch (Exception ex) {
+                failure = ex;
+                try {
+                    Thread.sleep(100);
+                }
+                catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while deleting entries from " + store, interrupted);
+                }
+            }
+        }
+        throw new IllegalStateException(store + " confirmed no delete of entries within " + timeout
+                + " (last failure: " + failure + "); one may have been applied after its fault window", failure);
+    }
+
+    /** One attempt to delete entries. */
+    @FunctionalInterface
+    interface Deletion {
+
+        /** @return how many entries it deleted */
+        long attempt() throws Exception;
+    }
+
+    /**
      * A store fault as the history names it.
      * @param kind its kind
      * @param target what it hits, for humans: a member, {@code leader m1}, a scope of entries

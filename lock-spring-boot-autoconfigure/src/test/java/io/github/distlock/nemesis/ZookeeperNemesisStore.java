@@ -214,20 +214,14 @@ final class ZookeeperNemesisStore implements NemesisStore {
     }
 
     /**
-     * Deletes entries behind the library's back, retrying until ZooKeeper confirms (for up to a
-     * minute, past a member's loss), so that the fault window covers it. A delete whose answer a
-     * connection loss took is either applied before the retry or never: the retry closes it (a
-     * node found gone counts as deleted by then).
+     * Deletes entries behind the library's back until ZooKeeper confirms (see
+     * {@link NemesisStore#untilConfirmed}; a node found gone counts as deleted by then).
      * @param scope 0: every lock node with its entries (their sequence counters restart), 1: the hot
      * key's entries, 2: its oldest entry
      * @return how many entries were deleted
      */
     private long deleteEntries(int scope) {
-        long deadline = System.nanoTime() + SERVE_TIMEOUT.toNanos();
-        Exception failure = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                return switch (scope) {
+        return NemesisStore.untilConfirmed("ZooKeeper", SERVE_TIMEOUT, () -> switch (scope) {
                     case 0 -> {
                         long deleted = 0;
                         for (String lockNode : lockNodes()) {
@@ -258,26 +252,7 @@ final class ZookeeperNemesisStore implements NemesisStore {
                         }
                         yield (oldest != null) ? delete(lockNode + "/" + oldest) : 0;
                     }
-                };
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                failure = ex;
-                break;
-            }
-            catch (Exception ex) {
-                failure = ex;
-                try {
-                    Thread.sleep(100);
-                }
-                catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-        }
-        throw new IllegalStateException("ZooKeeper confirmed no delete of entries within " + SERVE_TIMEOUT
-                + " (last failure: " + failure + "); one may have been applied after its fault window", failure);
+                });
     }
 
     /** @return 1 if it deleted the node, 0 if it was gone already */
