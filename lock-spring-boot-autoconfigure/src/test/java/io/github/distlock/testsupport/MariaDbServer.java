@@ -61,12 +61,16 @@ public final class MariaDbServer extends DatabaseServer {
 
     @Override
     protected void initialize() {
-        // Root may log in only through the Unix socket, as the OS user that owns the directory.
-        runAsServerUser(List.of(this.installDb.toString(), "--no-defaults", "--datadir=" + dataDirectory(),
-                "--auth-root-authentication-method=socket", "--skip-test-db"), directory().resolve("install-db.log"));
-        // Its own temporary directory: at start-up the server deletes every "#sql*" file in it, which in the
-        // shared /tmp are the temporary tables of other running servers.
+        // Its own temporary directory, for the server and for the bootstrap server of mariadb-install-db alike:
+        // at start-up a server deletes every "#sql*" file in it, which in the shared /tmp are the temporary
+        // tables of other servers (a bootstrap of another test JVM failed with "Error on delete of
+        // '/tmp/#sql-temptable-...'").
         createServerDirectory(temporaryDirectory());
+        // Root may log in only through the Unix socket, as the OS user that owns the directory. Options that
+        // mariadb-install-db does not know, such as --tmpdir, go to its bootstrap server.
+        runAsServerUser(List.of(this.installDb.toString(), "--no-defaults", "--datadir=" + dataDirectory(),
+                "--tmpdir=" + temporaryDirectory(), "--auth-root-authentication-method=socket", "--skip-test-db"),
+                directory().resolve("install-db.log"));
         // The password is a hex string: no quoting issues.
         writePrivateFile(initFile(), String.join("\n",
                 "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";",
