@@ -58,6 +58,12 @@ class TcpProxyTests {
                 TcpProxy proxy = TcpProxy.start("tcp://127.0.0.1:" + server.getLocalPort());
                 Socket client = new Socket(InetAddress.getLoopbackAddress(), proxy.port());
                 Socket accepted = server.accept()) {
+            // The proxy numbers a connection once its upstream side is connected: the server may accept it first.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (proxy.forwardedConnections() < 1 && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+            assertThat(proxy.forwardedConnections()).isEqualTo(1);
             proxy.severOpenConnections();
             client.getOutputStream().write(1);
             client.getOutputStream().flush();
