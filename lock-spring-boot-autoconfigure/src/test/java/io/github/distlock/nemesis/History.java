@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import io.github.distlock.nemesis.HistoryEvent.FaultHeal;
 import io.github.distlock.nemesis.HistoryEvent.FaultKind;
@@ -44,8 +46,10 @@ public final class History {
     public static final String KILL_WORKER = "kill-worker";
 
     /** The kinds of fault that keep a worker from its store: a pause, and the network faults of its proxies. */
-    static final Set<String> CUT_OFF = Set.of(label(FaultKind.PAUSE_WORKER), label(FaultKind.BLACK_HOLE),
-            label(FaultKind.RESET), label(FaultKind.DELAY), label(FaultKind.SEVER), label(FaultKind.ONE_WAY));
+    static final Set<String> CUT_OFF = Stream
+        .concat(Stream.of(FaultKind.PAUSE_WORKER), FaultKind.NETWORK.stream())
+        .map(History::label)
+        .collect(Collectors.toUnmodifiableSet());
 
     /** Time of a window that never healed, or of a hold that never ended. */
     public static final long NEVER = Long.MAX_VALUE;

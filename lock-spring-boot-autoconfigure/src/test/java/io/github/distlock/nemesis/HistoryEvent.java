@@ -1,6 +1,7 @@
 package io.github.distlock.nemesis;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -75,7 +76,10 @@ public sealed interface HistoryEvent {
         /** The database's clock stepped. */
         CLOCK_STEP,
         /** A store server (or the primary) killed, then restarted without its data or from an older copy of it. */
-        RESTART_EMPTY
+        RESTART_EMPTY;
+
+        /** The proxy faults, in the order a network fault's variant picks them (a seed names one schedule). */
+        static final List<FaultKind> NETWORK = List.of(BLACK_HOLE, RESET, DELAY, SEVER, ONE_WAY);
     }
 
     /** Written once by the runner, first: what a human and the report need to reproduce the run. */

@@ -292,11 +292,10 @@ public final class NemesisRunner {
             case NETWORK_WORKER -> {
                 Worker worker = this.slots[fault.target()];
                 List<TcpProxy> slotProxies = this.proxies.get(fault.target());
-                FaultKind[] kinds = { FaultKind.BLACK_HOLE, FaultKind.RESET, FaultKind.DELAY, FaultKind.SEVER,
-                    FaultKind.ONE_WAY };
-                FaultKind kind = kinds[fault.variant() % kinds.length];
+                List<FaultKind> kinds = FaultKind.NETWORK;
+                FaultKind kind = kinds.get(fault.variant() % kinds.size());
                 // 50 to 650 ms each way: slow, but most calls still get through.
-                Duration latency = Duration.ofMillis(50 + fault.variant() / kinds.length * 3);
+                Duration latency = Duration.ofMillis(50 + fault.variant() / kinds.size() * 3);
                 start(id, kind, worker.id(), false);
                 for (TcpProxy proxy : slotProxies) {
                     switch (kind) {

@@ -22,10 +22,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 final class NemesisRuns {
 
-    /** The proxy faults: any of them counts as the network fault of a run. */
-    static final List<FaultKind> NETWORK = List.of(FaultKind.BLACK_HOLE, FaultKind.RESET, FaultKind.DELAY,
-            FaultKind.SEVER, FaultKind.ONE_WAY);
-
     /** Locked while a run goes on, by any JVM of the machine. */
     private static final Path ONE_AT_A_TIME = Path.of(System.getProperty("java.io.tmpdir"), "distlock-nemesis.lock");
 
@@ -58,7 +54,7 @@ final class NemesisRuns {
                 .isPositive();
         }
         if (network) {
-            assertThat(NETWORK.stream().mapToInt((kind) -> result.injected().getOrDefault(History.label(kind), 0))
+            assertThat(FaultKind.NETWORK.stream().mapToInt((kind) -> result.injected().getOrDefault(History.label(kind), 0))
                 .sum()).as("network faults injected%n%s", table).isPositive();
         }
         assertThat(result.report().history().holds(NemesisRunner.KEYS.get(0))).as("holds of the hot key%n%s", table)
