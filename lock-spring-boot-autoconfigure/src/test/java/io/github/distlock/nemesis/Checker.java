@@ -51,8 +51,9 @@ public final class Checker {
     }
 
     /**
-     * G1, G12: two holds of a key overlap only if, while the older one (the lower fence) was held, a
-     * fault could end it behind its holder's back: one that can lose store data, or a pause of the
+     * G1, G12: two holds of a key overlap only if, while the older one (the lower fence) was asked
+     * for or held, or the entry it was passed on with locally ({@link History#entrySince}), a fault
+     * could end it behind its holder's back: one that can lose store data, or a pause of the
      * older holder's worker or a network fault on its traffic, whose lease may expire meanwhile. Then that holder must be told, by a
      * loss report that covers its fence, within {@link Bounds#lossReport()} of its running time
      * after the overlap began ({@link Kind#LATE_LOSS_REPORT}). Reentrant holds are one hold.
@@ -71,8 +72,10 @@ public final class Checker {
                     Operation newer = earlierIsOlder ? later : earlier;
                     String what = describe(history, older) + " and " + describe(history, newer) + " overlap from "
                             + history.time(overlapAt);
-                    boolean dataLoss = history.dataLossDuring(older.request().at(), overlapAt);
-                    if (!dataLoss && !history.cutOffDuring(older.worker(), older.request().at(), overlapAt)) {
+                    // From the older hold's entry, not its request: a local pass rides an entry a fault may have hit before.
+                    long olderSince = history.entrySince(older);
+                    boolean dataLoss = history.dataLossDuring(olderSince, overlapAt);
+                    if (!dataLoss && !history.cutOffDuring(older.worker(), olderSince, overlapAt)) {
                         violations.add(new Violation(Kind.MUTUAL_EXCLUSION, key, overlapAt,
                                 what + ", with no data-loss fault and no pause or network fault of "
                                         + older.worker()));
@@ -94,8 +97,8 @@ public final class Checker {
     /**
      * G3, G12: in grant order, a key's fence is above every earlier one while the store keeps its
      * data. A fault that can lose data starts the count over, unless {@link Bounds#fencesSurviveDataLoss()}.
-     * A lower fence recorded after a higher one is excused if its worker was paused or cut off between its
-     * request and its record (the store may have granted it first), provided that hold was then
+     * A lower fence recorded after a higher one is excused if its worker was paused or cut off between the
+     * request of its entry ({@link History#entrySince}: a local pass rides an older one) and its record (the store may have granted it first), provided that hold was then
      * reported lost: the higher fence could only be granted after its lease ended. The same holds
      * for a data-loss fault between its request and its record: the store granted the lower fence
      * first (or the entry it waited with was deleted as it was granted), and the higher one only once
@@ -117,8 +120,9 @@ public final class Checker {
                     continue;
                 }
                 String what = describe(history, hold) + " after " + describe(history, highest);
-                boolean cutOff = history.cutOffDuring(hold.worker(), hold.request().at(), at);
-                if (fence < highest.grant().fence() && (cutOff || history.dataLossDuring(hold.request().at(), at))) {
+                long since = history.entrySince(hold);
+                boolean cutOff = history.cutOffDuring(hold.worker(), since, at);
+                if (fence < highest.grant().fence() && (cutOff || history.dataLossDuring(since, at))) {
                     String told = toldInTime(history, hold, at);
                     if (told != null) {
                         violations.add(new Violation(Kind.FENCE_ORDER, key, at, what + ": "

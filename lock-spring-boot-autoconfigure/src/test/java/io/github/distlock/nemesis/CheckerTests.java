@@ -3,6 +3,7 @@ package io.github.distlock.nemesis;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.distlock.core.Fences;
 import io.github.distlock.nemesis.HistoryEvent.Grant;
 import io.github.distlock.nemesis.Violation.Kind;
 import org.junit.jupiter.api.Test;
@@ -127,6 +128,40 @@ class CheckerTests {
         assertThat(violations).extracting(Violation::kind).containsExactly(Kind.LATE_LOSS_REPORT);
         assertThat(violations.get(0).detail()).contains("w1:6", "w2:6", "during a data-loss fault",
                 "w1 reported no loss of fence 900 by 4.650s (only at 5.000s)");
+    }
+
+    /** w1 holds c's entry, keeps it, a delete takes it from the store, w2 gets c, and w1 passes it on locally. */
+    private static TestHistory entryLostThenPassed() {
+        return servingAgainAt(cleanRun(), 4500).hold("w1:6", "c", Fences.of(5, 0), 4240, 4250, 4260)
+            .fault("f3", DELETE_ENTRIES, "zk-0", true, 4300, 4310)
+            .hold("w2:6", "c", Fences.of(6, 0), 4320, 4350, 4400)
+            .request("w1:7", "c", false, LOCK, -1, 4355).grant("w1:7", Fences.of(5, 1), 4356)
+            .write("w1:7", Fences.of(5, 1), 4357).release("w1:7", 4370);
+    }
+
+    @Test
+    void localPassOfAnEntryLostBeforeThePassWasAskedForNeedsItsHolderToldInTime() {
+        // w1 got c's entry from the store and kept it; a delete took the entry from the store; w2 got c; one of w1's
+        // threads was passed the kept entry (the next pass) before the store told w1, after the fault had healed.
+        long entry = Fences.of(5, 0);
+        long pass = Fences.of(5, 1);
+        long other = Fences.of(6, 0);
+        Bounds strict = new Bounds(BOUNDS.ttl(), BOUNDS.election(), BOUNDS.waitOverrun(), BOUNDS.lossReport(),
+                BOUNDS.fairnessSlack(), true);
+        for (Checker checker : List.of(this.checker, new Checker(strict))) {
+            // Told of nothing: the overlap is a late report (not a plain overlap: the data-loss fault explains it).
+            assertThat(checker.check(entryLostThenPassed().build())).extracting(Violation::kind)
+                .contains(Kind.LATE_LOSS_REPORT)
+                .doesNotContain(Kind.MUTUAL_EXCLUSION);
+            assertThat(checker.check(entryLostThenPassed().loss("w1", "c", entry, pass, 4380).build())).isEmpty();
+        }
+        // A pass of the same entry whose predecessor is not in the history counts from its own request.
+        TestHistory unchained = servingAgainAt(cleanRun(), 4500).fault("f3", DELETE_ENTRIES, "zk-0", true, 4300, 4310)
+            .hold("w2:6", "c", other, 4320, 4350, 4400)
+            .request("w1:7", "c", false, LOCK, -1, 4355).grant("w1:7", pass, 4356).release("w1:7", 4370)
+            .loss("w1", "c", pass, pass, 4380);
+        assertThat(new Checker(strict).check(unchained.build())).extracting(Violation::kind)
+            .contains(Kind.MUTUAL_EXCLUSION, Kind.FENCE_ORDER);
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import io.github.distlock.core.Fences;
 import io.github.distlock.nemesis.HistoryEvent.FaultHeal;
 import io.github.distlock.nemesis.HistoryEvent.FaultKind;
 import io.github.distlock.nemesis.HistoryEvent.FaultStart;
@@ -61,6 +62,9 @@ public final class History {
     private final Map<String, Operation> operations = new LinkedHashMap<>();
 
     private final Map<String, List<Operation>> holds = new HashMap<>();
+
+    /** The holds by worker, key and fence: see {@link #entrySince}. */
+    private final Map<String, Operation> holdsByFence = new HashMap<>();
 
     private final List<Window> faults = new ArrayList<>();
 
@@ -166,6 +170,7 @@ public final class History {
         for (Operation op : this.operations.values()) {
             if (op.grant() != null && !op.reentrant()) {
                 this.holds.computeIfAbsent(op.key(), (key) -> new ArrayList<>()).add(op);
+                this.holdsByFence.put(holdOf(op.worker(), op.key(), op.grant().fence()), op);
             }
         }
         this.holds.values().forEach((holds) -> holds.sort(Comparator.comparingLong((Operation op) -> op.grant().at())));
@@ -184,6 +189,10 @@ public final class History {
     /** @return the report's name for a fault kind, as {@code pause-worker} */
     public static String label(FaultKind kind) {
         return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    private static String holdOf(String worker, String key, long fence) {
+        return worker + '\u0000' + key + '\u0000' + fence;
     }
 
     /** @return who holds what, for counting reentrant holds: worker, thread and key */
@@ -257,6 +266,30 @@ public final class History {
     /** @return the granted, not reentrant operations of {@code key}, in grant order: the holds the rules judge */
     public List<Operation> holds(String key) {
         return Collections.unmodifiableList(this.holds.getOrDefault(key, List.of()));
+    }
+
+    /**
+     * When the store entry that {@code hold} rode was asked for. A hold passed on inside its worker
+     * (a local handoff: the same store fence, the next pass) rides the entry that the hold before it
+     * got, and a fault may have struck that entry before this hold was even requested: the worker
+     * learns of it through the store, perhaps later than another process that the store then
+     * granted the key. So faults count from the request of the chain's first hold (pass 0, or the
+     * first whose predecessor the history lacks).
+     * @param hold a granted operation
+     * @return that request's time
+     */
+    public long entrySince(Operation hold) {
+        Operation first = hold;
+        long fence = hold.grant().fence();
+        while (Fences.pass(fence) > 0) {
+            Operation passedFrom = this.holdsByFence.get(holdOf(hold.worker(), hold.key(), fence - 1));
+            if (passedFrom == null) {
+                break;
+            }
+            first = passedFrom;
+            fence--;
+        }
+        return first.request().at();
     }
 
     /** @return fault windows and kills, by start time */
