@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * that had not applied it yet, and created another), and so can a call whose answer never comes
  * at all, which Curator 5.9 was seen to do across a leader loss.
  *
- * <p>Invariants: an entry node of this store is either {@linkplain #isOwned owned} or wanted gone;
+ * <p>Invariants: an entry node of this store is either {@linkplain #isOwned owned} or wanted gone
+ * (a node whose own delete was answered is neither, and is not swept either);
  * a created node is owned before its create stops being pending, so a node read while none of its
  * lock's creates is pending afterwards is owned if its create was answered. Nothing waits on an
  * answer forever: a create or delete still pending after {@link #staleNanos} is dropped, and its
@@ -41,6 +42,13 @@ final class EntrySweeper {
 
     /** Owned nodes being deleted, by path. */
     private final Map<String, Pending> pendingDeletes = new ConcurrentHashMap<>();
+
+    /**
+     * Owned nodes whose delete was answered, with when: a queue read sent before that answer may
+     * still list them, and they are nobody's orphans. Kept for {@link #staleNanos}, beyond every
+     * wait on such a read.
+     */
+    private final Map<String, Long> deleted = new ConcurrentHashMap<>();
 
     /** Locks that may hold an entry no acquisition answers for, with when that became possible. */
     private final Map<String, Long> suspects = new ConcurrentHashMap<>();
@@ -93,6 +101,10 @@ final class EntrySweeper {
 
     void deleteEnded(String path) {
         this.pendingDeletes.remove(path);
+        // Remembered before it stops being owned, so that a sweep sees it as one or the other.
+        if (this.owned.contains(path)) {
+            this.deleted.put(path, System.nanoTime());
+        }
         this.owned.remove(path);
     }
 
@@ -126,7 +138,8 @@ final class EntrySweeper {
         int deleted = 0;
         for (String child : entries) {
             String path = lockNode + "/" + child;
-            if (ZookeeperKeyspace.isTaggedEntry(child, this.tag) && !this.owned.contains(path)) {
+            if (ZookeeperKeyspace.isTaggedEntry(child, this.tag) && !this.owned.contains(path)
+                    && !this.deleted.containsKey(path)) {
                 delete.accept(path);
                 deleted++;
             }
@@ -153,6 +166,7 @@ final class EntrySweeper {
             return stale;
         });
         this.reading.values().removeIf(sentAt -> now - sentAt >= this.staleNanos);
+        this.deleted.values().removeIf(deletedAt -> now - deletedAt >= this.staleNanos);
     }
 
     /** A suspect lock whose queue to read now. */

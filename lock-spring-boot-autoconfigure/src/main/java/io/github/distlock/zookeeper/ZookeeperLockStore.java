@@ -500,11 +500,13 @@ final class ZookeeperLockStore implements LockStore {
      * @return how many were deleted
      */
     int sweepOrphans(String key, String lockNode, List<String> entries) {
-        return this.sweeper.sweep(key, lockNode, entries, path -> {
-            logger.warn("Deleting lock entry {} of this registry on {}: no acquisition answers for it (a connection "
-                    + "loss took the answer to its create)", LockKeys.abbreviate(path), this.where);
-            deleteGuaranteed(key, path);
-        });
+        return this.sweeper.sweep(key, lockNode, entries, path -> deleteGuaranteed(key, path).thenAccept(event -> {
+            // Told once ZooKeeper deleted it: a node that was gone already was nobody's to tell about.
+            if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
+                logger.warn("Deleted lock entry {} of this registry on {}: no acquisition answered for it (a "
+                        + "connection loss took the answer to its create)", LockKeys.abbreviate(path), this.where);
+            }
+        }));
     }
 
     /** Expires calls left unanswered, and reads the queue of each suspect lock (without blocking this thread). */

@@ -95,6 +95,27 @@ class EntrySweeperTests {
     }
 
     @Test
+    void aNodeItsOwnReleaseDeletedIsNotSweptFromAQueueReadBeforeThat() {
+        // A waiter of the process read the queue while another of its entries was being released: the read still
+        // lists that entry, which is no orphan (sweeping it cost a delete and a WARN about a lost create's answer).
+        EntrySweeper sweeper = new EntrySweeper(TAG, NEVER);
+        String path = LOCK_NODE + "/" + entry("a", 1);
+        sweeper.createEnded(sweeper.createStarted("orders"), "orders", path, false);
+        sweeper.deleteStarted("orders", path);
+        sweeper.deleteEnded(path);
+
+        assertThat(sweeper.sweep("orders", LOCK_NODE, List.of(entry("a", 1)), this.delete)).isZero();
+
+        // Forgotten once no read can be that old, so the memory stays bounded.
+        EntrySweeper forgetting = new EntrySweeper(TAG, 0);
+        forgetting.createEnded(forgetting.createStarted("orders"), "orders", path, false);
+        forgetting.deleteStarted("orders", path);
+        forgetting.deleteEnded(path);
+        forgetting.expireStaleCalls();
+        assertThat(forgetting.sweep("orders", LOCK_NODE, List.of(entry("a", 1)), this.delete)).isEqualTo(1);
+    }
+
+    @Test
     void aSuspectLockStaysSuspectUntilACleanReadAfterItSettled() {
         EntrySweeper sweeper = new EntrySweeper(TAG, NEVER);
         sweeper.suspect("orders");
