@@ -26,6 +26,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One process's view of a lock store for the multi-process and fault tests: a client, the
@@ -286,14 +287,21 @@ public abstract class TestStore implements AutoCloseable {
 
         private final String connectString;
 
-        private final CuratorFramework client;
+        /** For resources and counts only, so opened on first use: a worker JVM needs neither. */
+        private @Nullable CuratorFramework client;
 
         private final List<CuratorFramework> registryClients = new ArrayList<>();
 
         Zookeeper(String spec, String connectString) {
             super(spec);
             this.connectString = connectString;
-            this.client = startedClient(connectString, 10_000);
+        }
+
+        private synchronized CuratorFramework client() {
+            if (this.client == null) {
+                this.client = startedClient(this.connectString, 10_000);
+            }
+            return this.client;
         }
 
         private static CuratorFramework startedClient(String connectString, int sessionTimeoutMillis) {
@@ -319,7 +327,7 @@ public abstract class TestStore implements AutoCloseable {
 
         @Override
         public FencedResource resource(String name) {
-            return new ZookeeperFencedResource(this.client, "/" + name);
+            return new ZookeeperFencedResource(client(), "/" + name);
         }
 
         @Override
@@ -327,8 +335,9 @@ public abstract class TestStore implements AutoCloseable {
             // The lock node as ZookeeperKeyspace names it: no test key here needs escaping.
             String lockNode = namespace + "/#" + key;
             try {
-                return (this.client.checkExists().forPath(lockNode) == null) ? 0
-                        : this.client.getChildren().forPath(lockNode).size();
+                CuratorFramework curator = client();
+                return (curator.checkExists().forPath(lockNode) == null) ? 0
+                        : curator.getChildren().forPath(lockNode).size();
             }
             catch (Exception ex) {
                 throw new IllegalStateException("Could not count the entries of '" + key + "'", ex);
@@ -346,7 +355,11 @@ public abstract class TestStore implements AutoCloseable {
         @Override
         protected void closeClient() {
             this.registryClients.forEach(CuratorFramework::close);
-            this.client.close();
+            synchronized (this) {
+                if (this.client != null) {
+                    this.client.close();
+                }
+            }
         }
     }
 
