@@ -155,7 +155,10 @@ final class KeyState {
         /** Whether the store reports entries queued behind this one; set before the tenure is shared. */
         boolean reportsQueue = true;
 
-        /** The local handoff number of the current or last hold. */
+        /**
+         * The local handoff number of the current or last hold: raised under the monitor as a
+         * thread takes the entry, so that a loss report reads the pass of the hold it classifies.
+         */
         int pass;
 
         /** When the holds of this tenure were unlocked while the entry was kept. */
@@ -187,7 +190,7 @@ final class KeyState {
         }
 
         /**
-         * A thread takes the kept entry.
+         * A thread takes the kept entry, as the next pass.
          * @param knownLost whether the entry said it was lost when asked just before
          * @return false if it was lost meanwhile: then it ended, with no hold lost
          */
@@ -198,6 +201,7 @@ final class KeyState {
                 return false;
             }
             this.status = Status.HELD;
+            this.pass++;
             return true;
         }
 
@@ -243,11 +247,15 @@ final class KeyState {
 
         /**
          * The store reported the entry lost.
-         * @return who had the entry then
+         * @return who had the entry then, and the pass of the hold if a thread had it
          */
-        synchronized Status lost() {
+        synchronized Loss lost() {
             this.lost = true;
-            return this.status;
+            return new Loss(this.status, this.pass);
+        }
+
+        /** Who had the entry when the store reported it lost: {@code pass} is the hold's if {@code status} is HELD. */
+        record Loss(Status status, int pass) {
         }
     }
 

@@ -1,6 +1,7 @@
 package io.github.distlock.core;
 
 import java.util.Collections;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -53,6 +54,9 @@ final class LocalHandoffs {
      */
     static final int MAX_RELEASE_THREADS = 16;
 
+    /** What {@link #heldPass} answers for a loss that no thread of the process held. */
+    static final int NOT_HELD = -1;
+
     private final LockStore store;
 
     /**
@@ -79,6 +83,13 @@ final class LocalHandoffs {
      */
     private final Set<StoreEntry> droppedBeforeReport = Collections.newSetFromMap(
             Collections.synchronizedMap(new WeakHashMap<>()));
+
+    /**
+     * Entries whose tenure ended with a hold that found them lost at its unlock, with that hold's
+     * pass: the store's report of that loss may come once the key is on a new tenure, or
+     * forgotten, and must still name the hold. Weak, as {@link #droppedBeforeReport}.
+     */
+    private final Map<StoreEntry, Integer> lostAtUnlock = Collections.synchronizedMap(new WeakHashMap<>());
 
     /** Tells of holds that were passed on and unlocked on an entry that the store may have lost meanwhile. */
     @FunctionalInterface
@@ -150,7 +161,6 @@ final class LocalHandoffs {
             kept.entry.discard();
             return null;
         }
-        kept.pass++;
         return new KeyState.Hold(kept.entry, kept, kept.pass);
     }
 
@@ -217,15 +227,21 @@ final class LocalHandoffs {
      * when its time is up), or that it is giving back, was not held.
      * Holds that the process passed on and that were unlocked on an entry it no longer keeps are
      * reported as lost here if no one did before.
-     * @return whether a thread of the process had the entry, so that the loss is a lost hold
+     * @return the local handoff number of the hold that a thread of the process had on the entry,
+     * so that the loss is a lost hold (0 for a fair entry), or {@link #NOT_HELD}
      */
-    boolean isHoldLoss(@Nullable KeyState state, StoreEntry entry) {
+    int heldPass(@Nullable KeyState state, StoreEntry entry) {
         KeyState.Tenure tenure = (state != null) ? state.tenure : null;
         if (tenure == null || tenure.entry != entry) {
             // Looked at after the tenure: an entry is remembered before its key's next tenure starts.
-            return !this.droppedBeforeReport.remove(entry);
+            Integer lostPass = this.lostAtUnlock.remove(entry);
+            if (lostPass != null) {
+                return lostPass;
+            }
+            return this.droppedBeforeReport.remove(entry) ? NOT_HELD : 0;
         }
-        KeyState.Tenure.Status status = tenure.lost();
+        KeyState.Tenure.Loss loss = tenure.lost();
+        KeyState.Tenure.Status status = loss.status();
         if (status == KeyState.Tenure.Status.KEPT) {
             // The check gives it back and reports the passes.
             submitCheck(state);
@@ -233,7 +249,18 @@ final class LocalHandoffs {
         else if (status == KeyState.Tenure.Status.ENDED) {
             reportLostPasses(entry, tenure.keptPasses, Fences.MAX_PASS, null);
         }
-        return status == KeyState.Tenure.Status.HELD;
+        return (status == KeyState.Tenure.Status.HELD) ? loss.pass() : NOT_HELD;
+    }
+
+    /**
+     * The last hold of a tenure found its entry lost at its unlock: the store's report of the loss
+     * may come after the key moved on. Called by that hold's thread, which still has the unfair gate,
+     * so before the key's next tenure starts.
+     */
+    void endedLost(KeyState.Tenure tenure) {
+        if (!tenure.lossReported()) {
+            this.lostAtUnlock.put(tenure.entry, tenure.pass);
+        }
     }
 
     /**

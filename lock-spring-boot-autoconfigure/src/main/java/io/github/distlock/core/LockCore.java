@@ -457,6 +457,7 @@ public final class LockCore implements HoldLossListener {
             if (!kept) {
                 lost = releaseToStore(entry, hold.fence);
                 if (lost != null && hold.tenure != null) {
+                    this.handoffs.endedLost(hold.tenure);
                     // Still under the gate: the holds passed on before this one may have been lost too.
                     this.handoffs.reportLostPasses(entry, hold.tenure.keptPasses, Fences.pass(hold.fence) - 1, null);
                 }
@@ -610,12 +611,13 @@ public final class LockCore implements HoldLossListener {
     @Override
     public void holdLost(StoreEntry entry, String reason) {
         KeyState state = this.keyStates.get(entry.lockKey());
-        boolean held = this.handoffs.isHoldLoss(state, entry);
+        int heldPass = this.handoffs.heldPass(state, entry);
         if (this.store.isClosed()) {
             return;
         }
-        if (held) {
-            long fence = fenceOf(entry);
+        if (heldPass != LocalHandoffs.NOT_HELD) {
+            // The pass read as the loss was classified: the hold may have left the key's state since.
+            long fence = Fences.of(entry.fence(), heldPass);
             this.statistics.holdLost();
             logger.warn("Lock '{}' (fence {}) lost while held: {}", LockKeys.abbreviate(entry.lockKey()), fence, reason);
             tellLossListeners(new LockLoss(entry.lockKey(), fence, fence, 1, false, reason));
@@ -677,28 +679,6 @@ public final class LockCore implements HoldLossListener {
      */
     public boolean removeLossListener(LockLossListener listener) {
         return this.lossListeners.remove(listener);
-    }
-
-    /**
-     * The fence of the hold on {@code entry}: with its local handoff number if a thread holds it,
-     * or if its unfair tenure is still the key's (a release that finds the entry gone reports from
-     * inside the unlock, after the hold left the key's state, on the thread that has the gate and
-     * so the tenure's pass).
-     */
-    private long fenceOf(StoreEntry entry) {
-        KeyState state = this.keyStates.get(entry.lockKey());
-        if (state != null) {
-            for (KeyState.Hold hold : state.holds.values()) {
-                if (hold.entry == entry) {
-                    return hold.fence;
-                }
-            }
-            KeyState.Tenure tenure = state.tenure;
-            if (tenure != null && tenure.entry == entry) {
-                return Fences.of(entry.fence(), tenure.pass);
-            }
-        }
-        return Fences.of(entry.fence(), 0);
     }
 
     /** @return threads of this process that hold a key and have not lost it (a reentrant hold counts once) */

@@ -283,6 +283,66 @@ class LocalHandoffRaceTests {
     }
 
     /**
+     * The store classifies a loss while a thread holds a passed-on entry, and the thread unlocks
+     * (the entry said it was lost, so the unlock throws and the key's state goes) before the
+     * report names the hold: it still names that hold's fence, local pass included, not the
+     * entry's first. So does a report that comes only after such an unlock.
+     */
+    @Test
+    void aLossReportNamesThePassedOnHoldAlsoWhenTheHoldLeftTheKeyMeanwhile() throws Exception {
+        for (boolean reportAfterTheUnlock : new boolean[] { false, true }) {
+            this.losses.clear();
+            LockCore core = core(LONG_LINGER);
+            FencedLock lock = core.obtain("sku-" + reportAfterTheUnlock, false);
+            CountDownLatch holding = new CountDownLatch(1);
+            CountDownLatch unlockNow = new CountDownLatch(1);
+            AtomicReference<@Nullable Throwable> unlocked = new AtomicReference<>();
+            AtomicLong passedOn = new AtomicLong();
+            Thread holder = new Thread(() -> {
+                lockAndUnlock(lock, 1);
+                lock.lock();
+                passedOn.set(lock.getFence());
+                holding.countDown();
+                try {
+                    unlockNow.await();
+                    lock.unlock();
+                }
+                catch (Throwable ex) {
+                    unlocked.set(ex);
+                }
+            }, "holder");
+            holder.start();
+            assertThat(holding.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(Fences.pass(passedOn.get())).as("a passed-on hold").isOne();
+            ScriptedEntry entry = this.store.entries.get(this.store.entries.size() - 1);
+            entry.setLostReason("deleted");
+            Runnable holderUnlocks = () -> {
+                unlockNow.countDown();
+                try {
+                    holder.join(BOUND.toMillis());
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            };
+            if (reportAfterTheUnlock) {
+                holderUnlocks.run();
+            }
+            else {
+                // The core asks whether the store closed between classifying the loss and reporting it.
+                this.store.onNextIsClosed(holderUnlocks);
+            }
+            core.holdLost(entry, "deleted");
+            assertThat(holder.isAlive()).isFalse();
+            assertThat(unlocked.get()).isInstanceOf(LockLostException.class);
+            long first = Fences.of(entry.fence(), 0);
+            await().atMost(BOUND).untilAsserted(() -> assertThat(this.losses).containsExactlyInAnyOrder(
+                    new LockLoss(entry.lockKey(), passedOn.get(), passedOn.get(), 1, false, "deleted"),
+                    new LockLoss(entry.lockKey(), first, first, 1, true, "deleted")));
+        }
+    }
+
+    /**
      * A lingering entry whose give-back the store did not confirm: no store reports what its retry
      * in the background finds, so the holds unlocked since the store last confirmed the entry are
      * reported at once, as holds whose end the store cannot vouch for.
