@@ -3,6 +3,8 @@ package io.github.distlock.nemesis;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +14,7 @@ import io.github.distlock.nemesis.FaultPlan.Action;
 import io.github.distlock.nemesis.FaultPlan.Fault;
 import io.github.distlock.nemesis.HistoryEvent.FaultKind;
 import io.github.distlock.testsupport.RedisServer;
+import io.github.distlock.testsupport.TestStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
@@ -19,9 +22,12 @@ import io.lettuce.core.sentinel.api.sync.RedisSentinelCommands;
 
 /**
  * Redis under a nemesis run: two servers, a primary and its replica, watched by one Sentinel;
- * the workers find the primary through the Sentinel ({@code redis-sentinel://}), so no proxy can
- * sit in their path and the run has no network faults. The servers keep no data on disk (a cache
- * style Redis, and what makes Sentinel's failover lossy): a killed server always restarts empty.
+ * the workers find the primary through the Sentinel ({@code redis-sentinel://}). Each worker slot
+ * reaches each of the three (both servers and the Sentinel) through a proxy of its own: the
+ * worker's Lettuce client maps every address it connects to, the one the Sentinel names too, to
+ * its slot's proxy for it ({@link TestStore#redis}), so that network faults hit all of a worker's
+ * traffic whichever server is primary. The servers keep no data on disk (a cache style Redis, and
+ * what makes Sentinel's failover lossy): a killed server always restarts empty.
  *
  * <p>Faults, one member at a time: a server killed (the primary: Sentinel promotes the replica;
  * the replica: the primary serves on) and restarted at the heal, a primary only once the Sentinel
@@ -192,15 +198,34 @@ final class RedisNemesisStore implements NemesisStore {
         return this.servers.size();
     }
 
-    /** None: the workers connect where the Sentinel points, around any proxy. */
+    /** Both servers, by member index, then the Sentinel: every address a worker's client may connect to. */
     @Override
     public List<String> addresses() {
-        return List.of();
+        List<String> addresses = new ArrayList<>();
+        for (RedisServer server : this.servers) {
+            addresses.add(server.host() + ":" + server.port());
+        }
+        addresses.add(this.sentinel.host() + ":" + this.sentinel.port());
+        return addresses;
     }
 
+    /**
+     * The Sentinel URI names the Sentinel's own address, and the spec maps each of {@link #addresses()}
+     * to the proxy in its place: the Sentinel names the servers by their own addresses, which the
+     * worker's client then maps too.
+     */
     @Override
     public String spec(List<String> addresses) {
-        return "redis=redis-sentinel://" + this.sentinel.host() + ":" + this.sentinel.port() + "#" + MASTER;
+        List<String> own = addresses();
+        if (addresses.size() != own.size()) {
+            throw new IllegalArgumentException("expected a proxy for each of " + own + ", got " + addresses);
+        }
+        Map<String, String> proxies = new LinkedHashMap<>();
+        for (int i = 0; i < own.size(); i++) {
+            proxies.put(own.get(i), addresses.get(i));
+        }
+        return TestStore.redis("redis-sentinel://" + this.sentinel.host() + ":" + this.sentinel.port() + "#" + MASTER,
+                proxies);
     }
 
     @Override
@@ -211,7 +236,7 @@ final class RedisNemesisStore implements NemesisStore {
     @Override
     public Map<Action, Integer> weights() {
         return Map.of(Action.KILL_MEMBER, 20, Action.PAUSE_MEMBER, 20, Action.RESTART_EMPTY, 10,
-                Action.DELETE_ENTRIES, 20);
+                Action.DELETE_ENTRIES, 20, Action.NETWORK_WORKER, 15);
     }
 
     @Override
@@ -225,7 +250,12 @@ final class RedisNemesisStore implements NemesisStore {
         // primary, after a delete. The holder's renewals acknowledged before that were sent before it, so the TTL
         // bounds the report; the one exception is a paused old primary, which acknowledges renewals from its resume
         // until the heal demotes it and disconnects its clients moments later, and a pause outlasts the failover by
-        // less than a TTL. 1 s more for the reconnect through the Sentinel and scheduling.
+        // less than a TTL. A worker cut off by a network fault (no data lost) loses its entry only when its liveness
+        // key expires, one TTL after the last renewal Redis applied; every renewal the holder saw acknowledged was
+        // applied, and sent before that, so the holder's own deadline falls before another process can be granted
+        // the key, and the same bound holds. Bytes delayed, answers held (one-way) or requests held in a black hole
+        // and delivered at the heal only make Redis keep the entry longer than its holder counts on, never shorter.
+        // 1 s more for the reconnect through the Sentinel and scheduling.
         Duration lossReport = ttl.plusSeconds(1);
         // fairnessSlack: a request is recorded before the call sends its enqueue script (after a loss, a session's
         // SET first): one or two round trips to a local Redis, but on a loaded machine, as for etcd.

@@ -3,8 +3,11 @@ package io.github.distlock.testsupport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -23,6 +26,10 @@ import io.github.distlock.redis.RedisLockRegistry;
 import io.github.distlock.zookeeper.ZookeeperLockRegistry;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.internal.HostAndPort;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.MappingSocketAddressResolver;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -32,7 +39,8 @@ import org.jspecify.annotations.Nullable;
  * One process's view of a lock store for the multi-process and fault tests: a client, the
  * registries built on it, a fenced resource and a count of a key's entries, the same for every
  * store. A spec string ({@code etcd=<endpoints,comma-separated>}, {@code redis=<uri>} (a Lettuce
- * URI, {@code redis-sentinel://host:port#master} for a primary found through a Sentinel) or
+ * URI, {@code redis-sentinel://host:port#master} for a primary found through a Sentinel, optionally
+ * followed by the proxies the client must connect through, see {@link #redis(String, Map)}) or
  * {@code zookeeper=<connect string>}) names the
  * store, so that a child JVM can open the store its test uses ({@code jdbc=<url>|<user>|<password>}
  * for a database server, see {@link #jdbc}). For ZooKeeper
@@ -72,6 +80,26 @@ public abstract class TestStore implements AutoCloseable {
      */
     public static String jdbc(DatabaseServer server) {
         return "jdbc=" + server.jdbcUrl() + "|" + server.username() + "|" + server.password();
+    }
+
+    /**
+     * The spec of a Redis store whose client reaches every server through a proxy: each address the
+     * client would connect to ({@code host:port} of a server or a Sentinel, also one a Sentinel names
+     * later, after a failover) is replaced by its proxy's. The client is otherwise the one a user
+     * builds; only its {@link ClientResources} map addresses ({@link MappingSocketAddressResolver}).
+     * An address with no proxy fails the connection, so that no traffic can go around the proxies.
+     * @param uri a Lettuce URI with the servers' own addresses
+     * @param proxies the proxy's {@code host:port} by the {@code host:port} it stands in front of
+     * @return {@code redis=<uri>|<address>><proxy>,...}
+     */
+    public static String redis(String uri, Map<String, String> proxies) {
+        StringBuilder spec = new StringBuilder("redis=").append(uri);
+        String separator = "|";
+        for (Map.Entry<String, String> proxy : proxies.entrySet()) {
+            spec.append(separator).append(proxy.getKey()).append('>').append(proxy.getValue());
+            separator = ",";
+        }
+        return spec.toString();
     }
 
     /** @return the spec to pass to a child JVM */
@@ -230,6 +258,9 @@ public abstract class TestStore implements AutoCloseable {
 
         private final String uri;
 
+        /** Resources of the client's own when it connects through proxies, else {@code null} (Lettuce's shared ones). */
+        private final ClientResources resources;
+
         private final RedisClient client;
 
         /**
@@ -239,10 +270,38 @@ public abstract class TestStore implements AutoCloseable {
          */
         private StatefulRedisConnection<String, String> raw;
 
-        Redis(String spec, String uri) {
+        /** @param address {@code <uri>} or {@code <uri>|<address>><proxy>,...} (see {@link TestStore#redis}) */
+        Redis(String spec, String address) {
             super(spec);
-            this.uri = uri;
-            this.client = RedisClient.create(uri);
+            int bar = address.indexOf('|');
+            this.uri = (bar < 0) ? address : address.substring(0, bar);
+            if (bar < 0) {
+                this.resources = null;
+                this.client = RedisClient.create(this.uri);
+                return;
+            }
+            Map<HostAndPort, HostAndPort> proxies = new LinkedHashMap<>();
+            for (String pair : address.substring(bar + 1).split(",")) {
+                String[] addresses = pair.split(">", -1);
+                if (addresses.length != 2) {
+                    throw new IllegalArgumentException("A Redis proxy is <host:port>><host:port>, not '" + pair + "'");
+                }
+                proxies.put(HostAndPort.parse(addresses[0]), HostAndPort.parse(addresses[1]));
+            }
+            // Lettuce resolves through this every address it connects to: the URI's server or Sentinels, the
+            // primary a Sentinel names (on every connect and reconnect, so also after a failover).
+            Function<HostAndPort, HostAndPort> throughProxy = (server) -> {
+                HostAndPort proxy = proxies.get(server);
+                if (proxy == null) {
+                    throw new IllegalStateException("no proxy for Redis at " + server + " (proxied: "
+                            + proxies.keySet() + "): the client would go around the proxies");
+                }
+                return proxy;
+            };
+            this.resources = DefaultClientResources.builder()
+                .socketAddressResolver(MappingSocketAddressResolver.create(throughProxy))
+                .build();
+            this.client = RedisClient.create(this.resources, this.uri);
         }
 
         private synchronized StatefulRedisConnection<String, String> raw() {
@@ -280,6 +339,9 @@ public abstract class TestStore implements AutoCloseable {
                 this.raw.close();
             }
             this.client.shutdown();
+            if (this.resources != null) {
+                this.resources.shutdown();
+            }
         }
     }
 
