@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
@@ -204,7 +205,10 @@ final class JdbcCalls {
         return current;
     }
 
-    /** Says what to do when the tables are missing, which every call would otherwise report in the database's words. */
+    /**
+     * Says what to do when the tables are missing, or the key table is an earlier version's without
+     * {@code LAST_FENCE}, which every call would otherwise report in the database's words.
+     */
     private SQLException explained(SQLException ex) {
         String state = ex.getSQLState();
         // 42P01 PostgreSQL; 42S02 MySQL, MariaDB and H2; H2 also 42S03 (with similar names) and 42S04 (empty database).
@@ -212,6 +216,13 @@ final class JdbcCalls {
                 || state.equals("42S04"))) {
             return new SQLException("The lock tables " + this.tablePrefix + "* are missing (" + ex.getMessage()
                     + "); create them with the schema script in the jar (io/github/distlock/jdbc/schema-*.sql) or set "
+                    + "distributed-lock.jdbc.initialize-schema=always", state, ex);
+        }
+        String message = ex.getMessage();
+        if (JdbcSchema.isMissingColumn(ex) && message != null && message.toUpperCase(Locale.ROOT).contains("LAST_FENCE")) {
+            return new SQLException("The lock table " + this.tablePrefix + "LOCK_KEY has no column LAST_FENCE (" + message
+                    + "): it was created by an earlier version; add the column with '"
+                    + JdbcSchema.addLastFenceColumn(this.tablePrefix) + "' or set "
                     + "distributed-lock.jdbc.initialize-schema=always", state, ex);
         }
         return ex;

@@ -5,6 +5,8 @@ import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What differs between the databases the JDBC store supports: the database clock as epoch
  * milliseconds and microseconds, the upsert that takes a key's row lock, the schema script, and
@@ -35,6 +37,14 @@ enum JdbcDialect {
             return "INSERT INTO " + keys + " (LOCK_ID, LOCK_KEY) VALUES (?, ?) "
                     + "ON DUPLICATE KEY UPDATE LOCK_KEY = LOCK_KEY";
         }
+
+        @Override
+        String lockKeyRowReservingFence(String keys) {
+            // On a duplicate, InnoDB takes the row's exclusive lock before the update, which reads the
+            // last fence under that lock.
+            return "INSERT INTO " + keys + " (LOCK_ID, LOCK_KEY, LAST_FENCE) VALUES (?, ?, " + nowMicros() + ") "
+                    + "ON DUPLICATE KEY UPDATE LAST_FENCE = GREATEST(LAST_FENCE + 1, " + nowMicros() + ")";
+        }
     },
 
     /** H2 2.x, whose clock is the transaction's start. */
@@ -43,6 +53,16 @@ enum JdbcDialect {
         @Override
         String lockKeyRow(String keys) {
             return "MERGE INTO " + keys + " (LOCK_ID, LOCK_KEY) KEY (LOCK_ID) VALUES (?, ?)";
+        }
+
+        @Override
+        String lockKeyRowReservingFence(String keys) {
+            // The update locks the row; two that create it race, and the loser's unique violation is retried.
+            return "MERGE INTO " + keys + " k USING (VALUES (CAST(? AS CHAR(64)), CAST(? AS CHARACTER VARYING))) "
+                    + "v (LOCK_ID, LOCK_KEY) ON k.LOCK_ID = v.LOCK_ID "
+                    + "WHEN MATCHED THEN UPDATE SET LAST_FENCE = GREATEST(k.LAST_FENCE + 1, " + nowMicros() + ") "
+                    + "WHEN NOT MATCHED THEN INSERT (LOCK_ID, LOCK_KEY, LAST_FENCE) VALUES (v.LOCK_ID, v.LOCK_KEY, "
+                    + nowMicros() + ")";
         }
     };
 
@@ -68,6 +88,17 @@ enum JdbcDialect {
      * at a time
      */
     abstract String lockKeyRow(String keys);
+
+    /**
+     * @param keys the name of the key table
+     * @return {@link #lockKeyRow}, which also sets the row's {@code LAST_FENCE} to the key's next
+     * fence: the clock, or one above the last fence where the clock is behind it (a new row: the
+     * clock); {@code null} on PostgreSQL, whose write of an entry computes and stores its fence in
+     * the statement that inserts it
+     */
+    @Nullable String lockKeyRowReservingFence(String keys) {
+        return null;
+    }
 
     /** @return an SQL expression: the database's clock, epoch milliseconds */
     String nowMillis() {

@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * Removing rows nobody will release, in the background: what is left of entries that gave up or
  * were lost (retried until the database confirms or the entry's session ended), rows of this
  * process's session that no acquisition owns (ghosts), sessions this process gave up, and, in
- * sweeps, expired sessions of any process and the rows of keys without entries.
+ * sweeps, expired sessions of any process and the rows of keys that have had no entry for
+ * {@link JdbcTables#IDLE_KEY_RETENTION} by the database's clock (a key's row keeps its last fence,
+ * so that a step back of the clock shorter than that cannot lower the key's next fence).
  */
 final class JdbcEntryRemovals {
 
@@ -39,7 +41,7 @@ final class JdbcEntryRemovals {
 
     private static final long MAX_REMOVAL_RETRY_MILLIS = 5_000;
 
-    /** How often the rows of keys without entries are deleted. */
+    /** How often the rows of idle keys are deleted. */
     private static final long IDLE_KEY_SWEEP_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     /** Batches of {@link JdbcTables#SWEEP_BATCH} rows one sweep deletes at most. */
@@ -299,7 +301,7 @@ final class JdbcEntryRemovals {
         int sessions;
         try {
             sessions = this.calls.withConnection((connection, tables) -> deleteFound(connection, tables,
-                    tables.expiredSessions, 1, (ids) -> deleteSession(connection, tables, ids.get(0), true)));
+                    tables.expiredSessions, null, 1, (ids) -> deleteSession(connection, tables, ids.get(0), true)));
         }
         catch (SQLException ex) {
             // Sessions deleted before the failure took their entries with them.
@@ -314,9 +316,11 @@ final class JdbcEntryRemovals {
         if (now - this.nextIdleKeySweep >= 0) {
             this.nextIdleKeySweep = now + IDLE_KEY_SWEEP_NANOS
                     + ThreadLocalRandom.current().nextLong(IDLE_KEY_SWEEP_NANOS / 4);
+            long retentionMicros = TimeUnit.NANOSECONDS.toMicros(JdbcTables.IDLE_KEY_RETENTION.toNanos());
             int keys = this.calls.withConnection((connection, tables) -> deleteFound(connection, tables,
-                    tables.idleKeys, tables.idleKeysPerDelete,
-                    (ids) -> deleteGroup(connection, tables.deleteIdleKeys, ids, tables.idleKeysPerDelete)));
+                    tables.idleKeys, retentionMicros, tables.idleKeysPerDelete,
+                    (ids) -> deleteGroup(connection, tables.deleteIdleKeys, ids, tables.idleKeysPerDelete,
+                            retentionMicros)));
             logger.debug("Deleted {} idle lock key row(s)", keys);
         }
     }
@@ -334,20 +338,25 @@ final class JdbcEntryRemovals {
      * (which checks again what the read found), batch after batch while batches come full and
      * something was deleted (at most {@link #MAX_SWEEP_BATCHES}, so that keys created faster than
      * one batch a sweep do not pile up). Each statement runs in a transaction of its own.
+     * @param findParameter the one parameter of {@code find}, or {@code null} if it has none
      * @return the rows deleted
      */
-    private int deleteFound(Connection connection, JdbcTables tables, String find, int perDelete, GroupDelete delete)
-            throws SQLException {
+    private int deleteFound(Connection connection, JdbcTables tables, String find, @Nullable Long findParameter,
+            int perDelete, GroupDelete delete) throws SQLException {
         if (!connection.getAutoCommit()) {
             connection.setAutoCommit(true);
         }
         int deleted = 0;
         for (int batch = 0; batch < MAX_SWEEP_BATCHES; batch++) {
             List<String> ids = new ArrayList<>();
-            try (PreparedStatement select = this.calls.prepare(connection, find);
-                    ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    ids.add(rows.getString(1));
+            try (PreparedStatement select = this.calls.prepare(connection, find)) {
+                if (findParameter != null) {
+                    select.setLong(1, findParameter);
+                }
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        ids.add(rows.getString(1));
+                    }
                 }
             }
             int deletedNow = 0;
@@ -386,14 +395,18 @@ final class JdbcEntryRemovals {
         return deleted;
     }
 
-    /** @return the rows {@code delete} deleted for {@code ids}, the last of which fills its unused parameters */
-    private int deleteGroup(Connection connection, String delete, List<String> ids, int parameters)
-            throws SQLException {
+    /**
+     * @return the rows {@code delete} deleted for {@code ids}, the last of which fills its unused
+     * parameters; {@code retentionMicros} is its last parameter
+     */
+    private int deleteGroup(Connection connection, String delete, List<String> ids, int parameters,
+            long retentionMicros) throws SQLException {
         try (PreparedStatement statement = this.calls.prepare(connection, delete)) {
             for (int i = 0; i < parameters; i++) {
                 // Repeated rather than a shorter statement: one statement text, prepared once.
                 statement.setString(i + 1, ids.get(Math.min(i, ids.size() - 1)));
             }
+            statement.setLong(parameters + 1, retentionMicros);
             return statement.executeUpdate();
         }
     }

@@ -172,17 +172,18 @@ final class JdbcLockStore implements LockStore {
                 write.setString(2, JdbcTables.escape(entry.lockKey()));
                 write.setString(3, entry.lockId);
                 write.setString(4, entry.lockId);
-                write.setString(5, entry.session.id);
-                write.setLong(6, entry.number);
-                write.setString(7, entry.value);
+                write.setString(5, entry.lockId);
+                write.setString(6, entry.session.id);
+                write.setLong(7, entry.number);
+                write.setString(8, entry.value);
                 if (this.queuedBehindSignals) {
-                    write.setString(8, tables.channel);
-                    write.setString(9, entry.lockId);
+                    write.setString(9, tables.channel);
                     write.setString(10, entry.lockId);
                     write.setString(11, entry.lockId);
+                    write.setString(12, entry.lockId);
                 }
                 else {
-                    write.setString(8, entry.lockId);
+                    write.setString(9, entry.lockId);
                 }
                 JdbcCalls.executeAtOnce(write);
                 long fence = nextRow(write, "the fence of the new lock entry").getLong(1);
@@ -204,25 +205,52 @@ final class JdbcLockStore implements LockStore {
 
     /**
      * The write of an entry on MySQL, MariaDB and H2, in the transaction {@link JdbcCalls#inTransaction}
-     * runs it in: lock the key row, insert the entry at the database's clock, read the head of the
-     * queue and whether the entry is its key's newest. If it is not, the clock is behind an entry
-     * written before (it stepped back, or on H2, whose clock is the transaction's start, the write
-     * waited for the key row's lock while another committed): the entry moves above every entry,
-     * so that the queue's order stays the order of the writes without taking another key's fence
-     * time and again, and reads the head again.
+     * runs it in: lock the key row and reserve the key's next fence in it (the database's clock, or
+     * one above the key's last fence where the clock is behind it), insert the entry at that fence,
+     * read the head of the queue and whether the entry is its key's newest. The key row's lock is
+     * held until the commit, so the key's last fence is always its newest entry's or above.
+     * <p>
+     * The entry goes above every entry instead, and the key's last fence with it, when the reserved
+     * fence is not above the key's other entries (rows written by hand or by an earlier version, or
+     * on H2, whose clock is the transaction's start, one that waited for the key row's lock while
+     * another committed), so that the queue's order stays the order of the writes; or when it is
+     * another key's entry's (both keys' clocks behind, raised to the same value), so that it does not
+     * meet that fence again and again. Both are rare; the usual write is four statements.
      */
     private Enqueued writeEntry(Connection connection, JdbcTables tables, JdbcEntry entry) throws SQLException {
-        try (PreparedStatement lockRow = this.calls.prepare(connection, tables.lockKeyRow)) {
+        String lockRowSql = tables.lockKeyRowReservingFence;
+        if (lockRowSql == null) {
+            throw new IllegalStateException("No fence-reserving key row statement for " + tables.dialect());
+        }
+        try (PreparedStatement lockRow = this.calls.prepare(connection, lockRowSql)) {
             lockRow.setString(1, entry.lockId);
             lockRow.setString(2, JdbcTables.escape(entry.lockKey()));
             lockRow.executeUpdate();
         }
-        try (PreparedStatement insert = this.calls.prepare(connection, tables.insertEntry)) {
+        boolean aboveAll = false;
+        try (PreparedStatement insert = this.calls.prepare(connection, tables.insertEntryAtReservedFence)) {
             insert.setString(1, entry.lockId);
-            insert.setString(2, entry.session.id);
-            insert.setLong(3, entry.number);
-            insert.setString(4, entry.value);
+            insert.setString(2, entry.lockId);
+            insert.setString(3, entry.session.id);
+            insert.setLong(4, entry.number);
+            insert.setString(5, entry.value);
             insert.executeUpdate();
+        }
+        catch (SQLException ex) {
+            if (!JdbcCalls.isFenceCollision(ex)) {
+                throw ex;
+            }
+            // MySQL, MariaDB and H2 undo only the failed statement: the key row's lock stays. The fence is
+            // another key's entry's, so the newest of all is at least as high as it, and so is the one above it.
+            aboveAll = true;
+            try (PreparedStatement insert = this.calls.prepare(connection, tables.insertEntryAt)) {
+                insert.setLong(1, newestFence(connection, tables) + 1);
+                insert.setString(2, entry.lockId);
+                insert.setString(3, entry.session.id);
+                insert.setLong(4, entry.number);
+                insert.setString(5, entry.value);
+                insert.executeUpdate();
+            }
         }
         long fence;
         boolean newest;
@@ -240,25 +268,37 @@ final class JdbcLockStore implements LockStore {
                 newest = row.wasNull() || newestOther < fence;
             }
         }
-        if (newest) {
+        if (newest && !aboveAll) {
             return new Enqueued(fence, head);
         }
-        try (PreparedStatement read = this.calls.prepare(connection, tables.newestFence);
-                ResultSet row = read.executeQuery()) {
-            row.next();
-            fence = row.getLong(1) + 1;
+        if (!newest) {
+            fence = newestFence(connection, tables) + 1;
+            try (PreparedStatement move = this.calls.prepare(connection, tables.moveEntry)) {
+                move.setLong(1, fence);
+                move.setString(2, entry.session.id);
+                move.setLong(3, entry.number);
+                move.executeUpdate();
+            }
         }
-        try (PreparedStatement move = this.calls.prepare(connection, tables.moveEntry)) {
-            move.setLong(1, fence);
-            move.setString(2, entry.session.id);
-            move.setLong(3, entry.number);
-            move.executeUpdate();
+        try (PreparedStatement last = this.calls.prepare(connection, tables.setLastFence)) {
+            last.setLong(1, fence);
+            last.setString(2, entry.lockId);
+            last.executeUpdate();
         }
         Head moved = readHead(connection, tables, entry.lockId, fence);
         if (moved == null) {
             throw new SQLException("The new lock entry was not found in its own transaction");
         }
         return new Enqueued(fence, moved);
+    }
+
+    /** @return the newest fence of all entries, 0 if none */
+    private long newestFence(Connection connection, JdbcTables tables) throws SQLException {
+        try (PreparedStatement read = this.calls.prepare(connection, tables.newestFence);
+                ResultSet row = read.executeQuery()) {
+            row.next();
+            return row.getLong(1);
+        }
     }
 
     /** @return the first row of the next result set of a multi-statement call */

@@ -21,6 +21,12 @@ import org.slf4j.LoggerFactory;
  * table prefix. The scripts only create what is missing, so running them again (or from several
  * instances at once) changes nothing; a run whose statement lost a race with another instance
  * creating the same tables is repeated (a run that got no connection is not).
+ * <p>
+ * Tables of earlier versions are brought up to date: a {@code <prefix>LOCK_KEY} table without the
+ * {@code LAST_FENCE} column (the key's last fence, which keeps an idle key's next fence above its
+ * last when the database's clock steps back) gets it, with {@link #addLastFenceColumn}. Where the
+ * application creates the tables itself (a migration tool), a registry on a table without it fails
+ * every acquisition with a message that names the table, the column and that statement.
  */
 public final class JdbcSchema {
 
@@ -56,6 +62,15 @@ public final class JdbcSchema {
                         statement.execute(sql);
                         logWarnings(statement);
                     }
+                    current = lastFenceProbe(tablePrefix);
+                    if (!hasColumn(statement, current)) {
+                        // An earlier version's table. Two instances may add it at once: the loser's
+                        // "duplicate column" repeats the run, which then finds it.
+                        current = addLastFenceColumn(tablePrefix);
+                        statement.execute(current);
+                        logger.info("Added the column LAST_FENCE to the lock table {}LOCK_KEY",
+                                JdbcTables.normalize(tablePrefix));
+                    }
                 }
                 finally {
                     connection.setAutoCommit(autoCommit);
@@ -75,6 +90,49 @@ public final class JdbcSchema {
                         + ((current != null) ? " (statement: " + current + ")" : "") + ": " + ex.getMessage(), ex);
             }
         }
+    }
+
+    /**
+     * The statement that adds the key table's {@code LAST_FENCE} column to a table of an earlier
+     * version, on every database the store supports. Existing rows start at 0: keys that have
+     * entries get their last fence with their next one, and an idle key's row goes at the next sweep,
+     * as it did before.
+     * @param tablePrefix the prefix of the tables
+     * @return the statement
+     */
+    public static String addLastFenceColumn(String tablePrefix) {
+        return "ALTER TABLE " + JdbcTables.normalize(tablePrefix) + "LOCK_KEY ADD COLUMN LAST_FENCE BIGINT NOT NULL "
+                + "DEFAULT 0";
+    }
+
+    /** @return a query that fails with {@link #isMissingColumn} on a key table without {@code LAST_FENCE} */
+    private static String lastFenceProbe(String tablePrefix) {
+        return "SELECT LAST_FENCE FROM " + JdbcTables.normalize(tablePrefix) + "LOCK_KEY WHERE 1 = 0";
+    }
+
+    /**
+     * @param probe a query that names the column
+     * @return whether it ran; {@code false} if the database said the column is missing
+     * @throws SQLException on any other failure
+     */
+    private static boolean hasColumn(Statement statement, String probe) throws SQLException {
+        try {
+            statement.executeQuery(probe).close();
+            return true;
+        }
+        catch (SQLException ex) {
+            if (isMissingColumn(ex)) {
+                return false;
+            }
+            throw ex;
+        }
+    }
+
+    /** @return whether the database said a column a statement names does not exist */
+    static boolean isMissingColumn(SQLException ex) {
+        String state = ex.getSQLState();
+        // 42703 PostgreSQL; 42S22 MySQL, MariaDB and H2.
+        return state != null && (state.equals("42703") || state.equals("42S22"));
     }
 
     /**

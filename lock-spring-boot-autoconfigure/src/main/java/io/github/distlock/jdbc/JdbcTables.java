@@ -3,6 +3,7 @@ package io.github.distlock.jdbc;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.Locale;
@@ -20,19 +21,25 @@ import org.jspecify.annotations.Nullable;
  * passed. A session whose time has passed is dead for good: renewals no longer match it, and
  * whoever deletes it first (a waiter behind one of its entries, or any registry's sweep) removes
  * its entries with it ({@code ON DELETE CASCADE}).</li>
- * <li>{@code <prefix>LOCK_KEY}: one row per key that has or recently had entries, addressed by
- * the SHA-256 of the escaped key ({@code LOCK_ID}; keys of any length and collation-proof) and
- * holding the escaped key for people and tools. An acquisition writes its entry while holding this
- * row's lock, so entries of one key commit in the order of their fences.</li>
+ * <li>{@code <prefix>LOCK_KEY}: one row per key that has entries or had one within the idle-key
+ * retention, addressed by the SHA-256 of the escaped key ({@code LOCK_ID}; keys of any length and
+ * collation-proof) and holding the escaped key for people and tools, and {@code LAST_FENCE}, the
+ * last fence issued for the key. An acquisition writes its entry while holding this row's lock, so
+ * entries of one key commit in the order of their fences, and sets {@code LAST_FENCE} to the entry's
+ * fence in the same transaction. The sweep deletes a row only when the key has no entry and
+ * {@code LAST_FENCE} is older than the retention by the database's clock.</li>
  * <li>{@code <prefix>ENTRY}: one row per acquisition; {@code FENCE} orders the queue, and the oldest
  * entry of a key holds it. The fence is the database's clock in microseconds when the entry is
- * written, raised above the key's newest entry where the clock is behind it (it stepped back), so
- * that the queue's order stays the order of the writes; where that value is another key's entry's
- * (written in the same microsecond, or raised to the same value), above every entry. So fences never
- * repeat and never go back when the database forgets what it wrote (a failover to a replica that
- * lagged, a restore of a backup), as a sequence's would, as long as its clock does not step back
- * past them. {@code ENTRY_VALUE} names the writer ({@code owner}, {@code thread}, epoch
- * milliseconds, one per line).</li>
+ * written, raised above the key's {@code LAST_FENCE} and its newest entry where the clock is behind
+ * them (it stepped back), so that the queue's order stays the order of the writes and the key's
+ * fences strictly increase also across times when it has no entry; where that value is another
+ * key's entry's (written in the same microsecond, or raised to the same value), above every entry.
+ * So fences never repeat and never go back when the database forgets what it wrote (a failover to a
+ * replica that lagged, a restore of a backup), as a sequence's would, as long as its clock is not
+ * behind them then; and a step back of the clock lowers no key's fence unless the key's row was
+ * deleted before it: the key had no entry and its clock had run past its last fence by more than the
+ * retention, so only a step back by more than the retention can. {@code ENTRY_VALUE} names the
+ * writer ({@code owner}, {@code thread}, epoch milliseconds, one per line).</li>
  * </ul>
  * In the escaped key {@code %} becomes {@code %25} and lone surrogates and NUL {@code %uXXXX}, so it
  * is valid text in every database and distinct keys stay distinct.
@@ -51,6 +58,14 @@ final class JdbcTables {
      */
     static final int SWEEP_BATCH = 500;
 
+    /**
+     * How long a key's row stays after its last fence, by the database's clock, when the key has no
+     * entry: its {@code LAST_FENCE} keeps the key's next fence above its last, so a step back of the
+     * database's clock by up to this much cannot lower a key's fence (G3). A day: far beyond a step
+     * that NTP or an operator makes by mistake, and it costs one small row per key used within it.
+     */
+    static final Duration IDLE_KEY_RETENTION = Duration.ofHours(24);
+
     /** Idle keys one statement deletes where that locks only them (see {@link #idleKeysPerDelete}). */
     static final int IDLE_KEYS_PER_DELETE = 100;
 
@@ -67,8 +82,21 @@ final class JdbcTables {
     /** (lock id, escaped key): creates and locks the key's row. */
     final String lockKeyRow;
 
-    /** (lock id, session id, entry number, value): writes an entry whose fence is the database's clock. */
-    final String insertEntry;
+    /**
+     * MySQL, MariaDB and H2 (lock id, escaped key): {@link #lockKeyRow}, which also reserves the key's
+     * next fence in its {@code LAST_FENCE}: the database's clock, or one above the last fence if the
+     * clock is behind it. A new row starts at the clock.
+     */
+    final @Nullable String lockKeyRowReservingFence;
+
+    /** (lock id, lock id, session id, entry number, value): writes an entry at the fence its key row reserved. */
+    final String insertEntryAtReservedFence;
+
+    /** (fence, lock id, session id, entry number, value): writes an entry at the fence given. */
+    final String insertEntryAt;
+
+    /** (fence, lock id): sets the key's last fence to an entry's that went above the reserved one. */
+    final String setLastFence;
 
     /**
      * (session id, entry number): the oldest entry of the key of an entry just written, with its
@@ -135,10 +163,16 @@ final class JdbcTables {
      */
     final @Nullable String deleteExpiredSessionAndNotify;
 
-    /** The ids of keys that have no entries, at most {@link #SWEEP_BATCH}. */
+    /**
+     * (retention µs): the ids of keys that have no entries and whose last fence is older than the
+     * retention by the database's clock, at most {@link #SWEEP_BATCH}.
+     */
     final String idleKeys;
 
-    /** ({@link #idleKeysPerDelete} lock ids): deletes the rows of those keys that have no entries. */
+    /**
+     * ({@link #idleKeysPerDelete} lock ids, retention µs): deletes the rows of those keys that have
+     * no entries and whose last fence is older than the retention by the database's clock.
+     */
     final String deleteIdleKeys;
 
     /**
@@ -202,9 +236,13 @@ final class JdbcTables {
         this.entries = prefix + "ENTRY";
         String now = dialect.nowMillis();
         this.lockKeyRow = dialect.lockKeyRow(this.keys);
+        this.lockKeyRowReservingFence = dialect.lockKeyRowReservingFence(this.keys);
         String insertEntryAt = "INSERT INTO " + this.entries + " (FENCE, LOCK_ID, SESSION_ID, ENTRY_NUMBER, "
                 + "ENTRY_VALUE) VALUES (%s, ?, ?, ?, ?)";
-        this.insertEntry = insertEntryAt.formatted(dialect.nowMicros());
+        this.insertEntryAtReservedFence = insertEntryAt.formatted("(SELECT LAST_FENCE FROM " + this.keys
+                + " WHERE LOCK_ID = ?)");
+        this.insertEntryAt = insertEntryAt.formatted("?");
+        this.setLastFence = "UPDATE " + this.keys + " SET LAST_FENCE = ? WHERE LOCK_ID = ?";
         String keyHead = "SELECT e.FENCE, e.ENTRY_VALUE, e.SESSION_ID, s.EXPIRES_AT - " + now + " AS LEFT_MS FROM "
                 + this.entries + " e JOIN " + this.sessions + " s ON s.SESSION_ID = e.SESSION_ID "
                 + "WHERE e.LOCK_ID = ? ORDER BY e.FENCE LIMIT 1";
@@ -233,12 +271,13 @@ final class JdbcTables {
         this.deleteSessionAndNotify = dialect.hasNotifications() ? atReadCommitted(deleteSessionAndNotify("")) : null;
         this.deleteExpiredSessionAndNotify = dialect.hasNotifications()
                 ? atReadCommitted(deleteSessionAndNotify(" AND EXPIRES_AT <= " + now)) : null;
-        String withoutEntries = " NOT EXISTS (SELECT 1 FROM " + this.entries + " e WHERE e.LOCK_ID = " + this.keys
-                + ".LOCK_ID)";
-        this.idleKeys = "SELECT LOCK_ID FROM " + this.keys + " WHERE" + withoutEntries + " LIMIT " + SWEEP_BATCH;
+        // Idle: no entries, and the last fence older than the retention (a parameter, in µs) by the clock.
+        String idle = " NOT EXISTS (SELECT 1 FROM " + this.entries + " e WHERE e.LOCK_ID = " + this.keys
+                + ".LOCK_ID) AND LAST_FENCE < " + dialect.nowMicros() + " - ?";
+        this.idleKeys = "SELECT LOCK_ID FROM " + this.keys + " WHERE" + idle + " LIMIT " + SWEEP_BATCH;
         this.idleKeysPerDelete = (dialect == JdbcDialect.MYSQL) ? 1 : IDLE_KEYS_PER_DELETE;
         this.deleteIdleKeys = "DELETE FROM " + this.keys + " WHERE LOCK_ID IN ("
-                + String.join(", ", Collections.nCopies(this.idleKeysPerDelete, "?")) + ") AND" + withoutEntries;
+                + String.join(", ", Collections.nCopies(this.idleKeysPerDelete, "?")) + ") AND" + idle;
         this.deleteEntry = "DELETE FROM " + this.entries + " WHERE FENCE = ? AND SESSION_ID = ?";
         String lockKeyRowFirst = "SELECT LOCK_ID FROM " + this.keys + " WHERE LOCK_ID = ? FOR UPDATE; ";
         this.deleteEntryAndNotify = dialect.hasNotifications()
@@ -253,11 +292,16 @@ final class JdbcTables {
         if (dialect == JdbcDialect.POSTGRESQL) {
             for (int variant = 0; variant < 4; variant++) {
                 boolean aboveEveryEntry = (variant & 1) != 0;
-                // GREATEST ignores a NULL: the clock alone for a key without entries.
+                // GREATEST ignores a NULL: the clock and the key's last fence alone for a key without entries.
                 String aboveAll = aboveEveryEntry ? ", (SELECT MAX(FENCE) + 1 FROM " + this.entries + ")" : "";
                 String fence = "GREATEST(" + dialect.nowMicros() + ", (SELECT MAX(FENCE) + 1 FROM " + this.entries
-                        + " WHERE LOCK_ID = ?)" + aboveAll + ")";
-                String writeEntry = this.lockKeyRow + "; " + insertEntryAt.formatted(fence) + " RETURNING FENCE; ";
+                        + " WHERE LOCK_ID = ?), (SELECT LAST_FENCE + 1 FROM " + this.keys + " WHERE LOCK_ID = ?)"
+                        + aboveAll + ")";
+                // The key's row, locked by the first statement, takes the entry's fence as its last in the same
+                // statement that writes the entry: no round trip of its own.
+                String writeEntry = this.lockKeyRow + "; WITH n AS (" + insertEntryAt.formatted(fence)
+                        + " RETURNING FENCE, LOCK_ID), k AS (UPDATE " + this.keys + " AS k SET LAST_FENCE = n.FENCE "
+                        + "FROM n WHERE k.LOCK_ID = n.LOCK_ID) SELECT FENCE FROM n; ";
                 this.enqueueAtOnceVariants[variant] = atReadCommitted(((variant & 2) == 0) ? writeEntry + keyHead
                         : writeEntry + "SELECT h.*, pg_notify(?, CASE WHEN h.FENCE <> n.FENCE THEN 'q' ELSE 'h' END "
                                 + "|| n.FENCE || ':' || ?) FROM (" + keyHead + ") h, (SELECT MAX(FENCE) AS FENCE FROM "
@@ -283,9 +327,10 @@ final class JdbcTables {
      * (answering its fence), read the oldest entry of the key, which is the head of the queue up to
      * the new entry: its fence is above the others of the key, and no other can be written before the
      * transaction ends. Each statement reads with a snapshot of its own, so the read sees every entry
-     * committed before the key row's lock was granted. Parameters: lock id, escaped key, lock id,
-     * lock id, session id, entry number, value, then lock id; or, if {@code tellingOlder}, channel
-     * and three times the lock id.
+     * committed before the key row's lock was granted. The fence is above the key's {@code LAST_FENCE}
+     * too, and becomes it, in the statement that inserts the entry. Parameters: lock id, escaped key,
+     * lock id, lock id, lock id, session id, entry number, value, then lock id; or, if
+     * {@code tellingOlder}, channel and three times the lock id.
      * @param tellingOlder whether the write also notifies the channel with {@code q<fence>:<lock id>}
      * if the head is another entry: every older entry of the key now has one queued behind it. The
      * key, not the head: a waiter that takes the key by deleting the head's expired session does not

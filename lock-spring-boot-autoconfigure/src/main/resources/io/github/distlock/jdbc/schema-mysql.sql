@@ -12,7 +12,12 @@ CREATE TABLE IF NOT EXISTS DISTRIBUTED_LOCK_SESSION (
 
 CREATE TABLE IF NOT EXISTS DISTRIBUTED_LOCK_LOCK_KEY (
     LOCK_ID CHAR(64) NOT NULL PRIMARY KEY,
-    LOCK_KEY MEDIUMTEXT NOT NULL
+    LOCK_KEY MEDIUMTEXT NOT NULL,
+    -- The last fence issued for the key (epoch µs by the database's clock): the next is above it, also once the
+    -- key has no entry left; the row stays 24 h after it. Tables of earlier versions lack it: the
+    -- registry's schema initialisation adds it, or run
+    -- ALTER TABLE DISTRIBUTED_LOCK_LOCK_KEY ADD COLUMN LAST_FENCE BIGINT NOT NULL DEFAULT 0;
+    LAST_FENCE BIGINT NOT NULL DEFAULT 0
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 CREATE TABLE IF NOT EXISTS DISTRIBUTED_LOCK_ENTRY (

@@ -129,6 +129,56 @@ abstract class AbstractJdbcLockRegistryContractTests extends AbstractLockRegistr
         }
     }
 
+    /**
+     * A key with no entry left still gets a fence above its last one when the database's clock is
+     * behind that fence: its row keeps the last fence it issued. Here the clock "stepped back" by an
+     * hour: an entry written by hand an hour ahead of it raised the key's next fence to above its
+     * own, and once every entry of the key is gone, the next acquisition must still go above that.
+     */
+    @Test
+    void anIdleKeysNextFenceIsAboveItsLastAlsoWhenTheClockIsBehindIt() throws Exception {
+        String key = "clock-behind-idle";
+        String keyId = JdbcTables.lockId(key);
+        long hourAhead = System.currentTimeMillis() + TimeUnit.HOURS.toMillis(1);
+        long ahead = TimeUnit.MILLISECONDS.toMicros(hourAhead);
+        try (Connection connection = database.pool("clock-ahead-idle", 1).getConnection();
+                Statement statement = connection.createStatement()) {
+            connection.setAutoCommit(false);
+            statement.executeUpdate("INSERT INTO " + PREFIX + "SESSION (SESSION_ID, OWNER, EXPIRES_AT, LEASE_MILLIS) "
+                    + "VALUES ('clock-ahead-idle', 'by hand', " + hourAhead + ", 3600000)");
+            statement.executeUpdate("INSERT INTO " + PREFIX + "LOCK_KEY (LOCK_ID, LOCK_KEY) VALUES ('" + keyId + "', '"
+                    + key + "')");
+            statement.executeUpdate("INSERT INTO " + PREFIX + "ENTRY (FENCE, LOCK_ID, SESSION_ID, ENTRY_NUMBER, "
+                    + "ENTRY_VALUE) VALUES (" + ahead + ", '" + keyId + "', 'clock-ahead-idle', 1, 'by hand')");
+            connection.commit();
+        }
+        String entries = "SELECT COUNT(*) FROM " + PREFIX + "ENTRY WHERE LOCK_ID = '" + keyId + "'";
+        long raised;
+        try {
+            FencedLock lock = registry.obtain(key, true);
+            CompletableFuture<Long> next = BackgroundAcquirer.acquireAndRelease(lock, longWait());
+            await().atMost(longWait()).until(() -> database.queryLong(entries) == 2);
+            database.execute("DELETE FROM " + PREFIX + "ENTRY WHERE SESSION_ID = 'clock-ahead-idle'");
+            raised = Fences.storeFence(next.get(longWait().toSeconds(), TimeUnit.SECONDS));
+            assertThat(raised).as("the fence of the entry written behind the one ahead of the clock").isGreaterThan(ahead);
+        }
+        finally {
+            database.execute("DELETE FROM " + PREFIX + "SESSION WHERE SESSION_ID = 'clock-ahead-idle'");
+        }
+        await().atMost(longWait()).until(() -> database.queryLong(entries) == 0);
+        FencedLock lock = peer.obtain(key);
+        assertThat(lock.tryLock(longWait().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        try {
+            assertThat(Fences.storeFence(lock.getFence()))
+                .as("the fence of the idle key's next acquisition, against its last one (%d), with the clock an "
+                        + "hour behind it", raised)
+                .isGreaterThan(raised);
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
     @Override
     protected int contentionIterations() {
         return 100;

@@ -197,11 +197,13 @@ class PostgresStatementsIntegrationTests {
                 });
             }
             // Another process's entry, committed while the waiter's write waits for the key row.
-            try (PreparedStatement insert = raw.prepareStatement(tables.insertEntry)) {
+            try (PreparedStatement insert = raw.prepareStatement(tables.insertEntryAtReservedFence)) {
+                // At the fence of the key's row: the key's last fence, which the waiter's write must go above.
                 insert.setString(1, lockId);
-                insert.setString(2, holderSession);
-                insert.setLong(3, 1_000_000);
-                insert.setString(4, EntryValue.encode("holder", "by hand", System.currentTimeMillis()));
+                insert.setString(2, lockId);
+                insert.setString(3, holderSession);
+                insert.setLong(4, 1_000_000);
+                insert.setString(5, EntryValue.encode("holder", "by hand", System.currentTimeMillis()));
                 insert.executeUpdate();
             }
             raw.commit();
