@@ -48,6 +48,10 @@ echo "nemesis: seed $seed"
 if [[ ${#install[@]} -gt 0 ]]; then
     scripts/ensure-installed.sh "${install[@]}"
 fi
+if [[ "$store" == postgres || "$store" == mariadb ]]; then
+    # The database server runs under libfaketime, so that the run can step its clock.
+    scripts/ensure-installed.sh FAKETIME_BIN faketime faketime
+fi
 
 module=lock-spring-boot-autoconfigure
 mkdir -p "$module/target"

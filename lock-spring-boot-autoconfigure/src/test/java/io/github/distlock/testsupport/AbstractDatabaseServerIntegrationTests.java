@@ -35,6 +35,46 @@ abstract class AbstractDatabaseServerIntegrationTests {
     /** @return the JDBC URL's scheme, e.g. {@code jdbc:postgresql:} */
     abstract String urlScheme();
 
+    /** @return a server just started with a steppable clock */
+    abstract DatabaseServer startServerWithSteppableClock();
+
+    /** @return a query that answers the server's wall clock, epoch milliseconds */
+    abstract String clockQuery();
+
+    /**
+     * A server with a steppable clock: its wall clock follows {@link DatabaseServer#stepClock} back
+     * and forth within {@link DatabaseServer#CLOCK_STEP_DELAY}, on a connection opened before the step
+     * (a process that already runs) and on new ones, and still serves SQL.
+     */
+    @Test
+    void aSteppableClockStepsTheServersWallClockBackAndForth() throws SQLException {
+        try (DatabaseServer server = startServerWithSteppableClock(); Connection open = server.connect()) {
+            assertThat(offsetMillis(open)).as("the clock before any step").isBetween(-2_000L, 2_000L);
+            Duration settle = DatabaseServer.CLOCK_STEP_DELAY.plusSeconds(3);
+            for (long offset : new long[] { -30, 20, 0 }) {
+                server.stepClock(Duration.ofSeconds(offset));
+                assertThat(server.clockOffset()).isEqualTo(Duration.ofSeconds(offset));
+                long expected = offset * 1_000;
+                await().atMost(settle).until(() -> Math.abs(offsetMillis(open) - expected) < 2_000);
+                try (Connection fresh = server.connect()) {
+                    assertThat(offsetMillis(fresh)).as("a new connection's clock, %d s off", offset)
+                        .isBetween(expected - 2_000, expected + 2_000);
+                    try (Statement statement = fresh.createStatement()) {
+                        assertThat(statement.execute("SELECT 1")).isTrue();
+                    }
+                }
+            }
+        }
+    }
+
+    /** @return the server's wall clock minus this machine's, in milliseconds */
+    private long offsetMillis(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet row = statement.executeQuery(clockQuery())) {
+            row.next();
+            return row.getLong(1) - System.currentTimeMillis();
+        }
+    }
+
     @Test
     void servesSqlOnALoopbackPortAsAnUnprivilegedUserAndOnlyWithItsPassword() throws SQLException {
         try (DatabaseServer server = startServer()) {

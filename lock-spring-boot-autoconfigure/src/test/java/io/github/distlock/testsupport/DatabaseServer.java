@@ -40,6 +40,12 @@ import org.jspecify.annotations.Nullable;
  * stay open and nothing answers until {@link #resume()}. {@link #close()} kills it and deletes the
  * directory; a shutdown hook does the same when a test never gets to close it.
  * <p>
+ * A server started with a steppable clock runs under libfaketime (Debian's {@code libfaketime},
+ * installed by {@code scripts/test.sh} and {@code scripts/nemesis.sh}): {@link #stepClock} sets the
+ * offset of its wall clock from the machine's, which every server process picks up within
+ * {@link #CLOCK_STEP_DELAY} (libfaketime re-reads the offset file at most once a second per process);
+ * its monotonic clock is left alone.
+ * <p>
  * PostgreSQL refuses to run as root, and no database server should. When the test JVM runs as
  * root (as it does in CI), the server and its set-up tools run as the unprivileged user
  * {@code nobody} through {@code setpriv}, and the directory belongs to that user.
@@ -69,6 +75,20 @@ public abstract class DatabaseServer implements AutoCloseable {
     static final int LOG_TAIL_LINES = 40;
 
     private static final String SERVER_USER = "nobody";
+
+    /** How long libfaketime caches the offset file in each process, in seconds. */
+    private static final int FAKETIME_CACHE_SECONDS = 1;
+
+    /**
+     * How long after {@link #stepClock} returns every process of the server may still read the old
+     * offset: libfaketime's cache, plus scheduling.
+     */
+    public static final Duration CLOCK_STEP_DELAY = Duration.ofMillis(FAKETIME_CACHE_SECONDS * 1_000L + 200);
+
+    /** Where libfaketime reads the offset from, if the server runs under it. */
+    private @Nullable Path clockFile;
+
+    private Duration clockOffset = Duration.ZERO;
 
     private final Path directory;
 
@@ -111,8 +131,20 @@ public abstract class DatabaseServer implements AutoCloseable {
      * @return the running server
      */
     protected static <S extends DatabaseServer> S start(S server) {
+        return start(server, false);
+    }
+
+    /**
+     * As {@link #start(DatabaseServer)}, optionally with a clock that {@link #stepClock} steps.
+     * @param steppableClock whether the server runs under libfaketime
+     */
+    protected static <S extends DatabaseServer> S start(S server, boolean steppableClock) {
         DatabaseServer base = server;
         try {
+            if (steppableClock) {
+                base.clockFile = base.directory.resolve("faketime-offset");
+                base.writeClockOffset(Duration.ZERO);
+            }
             base.initialize();
             base.startOnFreePort();
             return server;
@@ -210,6 +242,9 @@ public abstract class DatabaseServer implements AutoCloseable {
             if (!ProcessSupport.poll(EXIT_TIMEOUT, () -> started.stream().allMatch(DatabaseServer::isGone))) {
                 throw new IllegalStateException("Processes of " + description() + " outlived SIGKILL for " + EXIT_TIMEOUT);
             }
+            if (this.clockFile != null) {
+                deleteFaketimeSharedMemory(running.pid());
+            }
         }
         this.paused = false;
     }
@@ -301,6 +336,90 @@ public abstract class DatabaseServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Steps the server's wall clock to {@code offset} from the machine's (its monotonic clock stays):
+     * {@code -30s} sets it 30 s behind, {@link Duration#ZERO} back to the machine's. Every process of
+     * the server reads the new offset within {@link #CLOCK_STEP_DELAY}; this does not wait for that.
+     * @param offset whole seconds
+     * @throws IllegalStateException if the server was not started with a steppable clock
+     */
+    public synchronized void stepClock(Duration offset) {
+        if (this.clockFile == null) {
+            throw new IllegalStateException(description() + " was not started with a steppable clock");
+        }
+        if (offset.toNanos() % 1_000_000_000L != 0) {
+            throw new IllegalArgumentException("a clock offset is whole seconds, but was " + offset);
+        }
+        writeClockOffset(offset);
+    }
+
+    /** @return the offset of the server's wall clock from the machine's that {@link #stepClock} set last */
+    public synchronized Duration clockOffset() {
+        return this.clockOffset;
+    }
+
+    /** Replaces the offset file in one rename, so that no process reads half of it. */
+    private void writeClockOffset(Duration offset) {
+        Path file = this.clockFile;
+        Path next = file.resolveSibling(file.getFileName() + ".next");
+        long seconds = offset.toSeconds();
+        try {
+            Files.writeString(next, ((seconds < 0) ? "-" : "+") + Math.abs(seconds) + "s\n", StandardCharsets.US_ASCII);
+            Files.setPosixFilePermissions(next, PosixFilePermissions.fromString("rw-r--r--"));
+            Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not write the clock offset " + file, ex);
+        }
+        this.clockOffset = offset;
+    }
+
+    /**
+     * @return the environment that runs the server under libfaketime, reading its offset from
+     * {@link #clockFile}; empty if its clock is not steppable
+     */
+    private Map<String, String> clockEnvironment() {
+        if (this.clockFile == null) {
+            return Map.of();
+        }
+        return Map.of("LD_PRELOAD", libfaketime().toString(), "FAKETIME_TIMESTAMP_FILE", this.clockFile.toString(),
+                "FAKETIME_CACHE_DURATION", Integer.toString(FAKETIME_CACHE_SECONDS),
+                // Timeouts and waits that run on the monotonic clock stay real: only the wall clock steps.
+                "FAKETIME_DONT_FAKE_MONOTONIC", "1");
+    }
+
+    /**
+     * Deletes what libfaketime left in {@code /dev/shm} for a server process: the process that loads
+     * it first (the server's main process; setpriv and env exec it in the same process) creates a
+     * shared memory segment and a semaphore named after its pid, which its children share and
+     * nobody removes. A SIGKILL leaves them, and a server is killed or restarted many times in a
+     * nemesis run.
+     */
+    private static void deleteFaketimeSharedMemory(long pid) {
+        for (String name : new String[] { "faketime_shm_" + pid, "sem.faketime_sem_" + pid }) {
+            try {
+                Files.deleteIfExists(Path.of("/dev/shm", name));
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException("Could not delete /dev/shm/" + name + " that libfaketime left", ex);
+            }
+        }
+    }
+
+    /** @return Debian's libfaketime (package {@code libfaketime}), in the machine's multiarch directory */
+    static Path libfaketime() {
+        try (Stream<Path> architectures = Files.list(Path.of("/usr/lib"))) {
+            return architectures.map((directory) -> directory.resolve("faketime/libfaketime.so.1"))
+                .filter(Files::isReadable)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("No libfaketime.so.1 under /usr/lib/*/faketime: install "
+                        + "it with 'apt-get install -y faketime' (scripts/test.sh and scripts/nemesis.sh do)"));
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not look for libfaketime under /usr/lib", ex);
+        }
+    }
+
     /** Kills the server and deletes its directory. Idempotent. */
     @Override
     public synchronized void close() {
@@ -361,11 +480,21 @@ public abstract class DatabaseServer implements AutoCloseable {
     }
 
     private Process startAsServerUser(List<String> command, Path log) {
+        return startAsServerUser(command, log, Map.of());
+    }
+
+    private Process startAsServerUser(List<String> command, Path log, Map<String, String> extraEnvironment) {
         List<String> full = new ArrayList<>();
         if (runsAsRoot()) {
             int[] ids = serverUserIds();
             full.addAll(List.of(ProcessSupport.locateBinary("SETPRIV_BIN", "setpriv", "util-linux").toString(),
                     "--reuid=" + ids[0], "--regid=" + ids[1], "--clear-groups", "--"));
+        }
+        if (!extraEnvironment.isEmpty()) {
+            // Set by env(1) after setpriv, so that the preloaded libfaketime starts in the server's own process, as
+            // its user: loaded into setpriv, it would create its shared memory as root, which the server may not open.
+            full.add("/usr/bin/env");
+            extraEnvironment.forEach((name, value) -> full.add(name + "=" + value));
         }
         full.addAll(command);
         ProcessBuilder builder = new ProcessBuilder(full).directory(this.directory.toFile())
@@ -392,7 +521,7 @@ public abstract class DatabaseServer implements AutoCloseable {
 
     private synchronized void launch() {
         this.lastProbeFailure = null;
-        Process started = startAsServerUser(serverCommand(), standardOutput());
+        Process started = startAsServerUser(serverCommand(), standardOutput(), clockEnvironment());
         this.process = started;
         boolean accepting = ProcessSupport.poll(START_TIMEOUT, () -> !started.isAlive() || acceptsConnections());
         if (!started.isAlive() || !accepting) {

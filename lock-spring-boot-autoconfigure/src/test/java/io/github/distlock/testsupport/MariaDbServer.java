@@ -39,9 +39,18 @@ public final class MariaDbServer extends DatabaseServer {
      * @return the running server
      */
     public static MariaDbServer start() {
+        return start(false);
+    }
+
+    /**
+     * @param steppableClock whether {@link #stepClock} may step the server's wall clock (libfaketime)
+     * @return the running server
+     */
+    public static MariaDbServer start(boolean steppableClock) {
         Path sbin = Path.of("/usr/sbin");
         return start(new MariaDbServer(ProcessSupport.locateBinary("MARIADBD_BIN", "mariadbd", "mariadb-server", sbin),
-                ProcessSupport.locateBinary("MARIADB_INSTALL_DB_BIN", "mariadb-install-db", "mariadb-server", sbin)));
+                ProcessSupport.locateBinary("MARIADB_INSTALL_DB_BIN", "mariadb-install-db", "mariadb-server", sbin)),
+                steppableClock);
     }
 
     @Override

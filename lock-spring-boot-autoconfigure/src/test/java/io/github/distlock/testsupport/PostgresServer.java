@@ -47,7 +47,15 @@ public final class PostgresServer extends DatabaseServer {
      * @return the running server
      */
     public static PostgresServer start() {
-        return start(new PostgresServer(locateBinaries()));
+        return start(false);
+    }
+
+    /**
+     * @param steppableClock whether {@link #stepClock} may step the server's wall clock (libfaketime)
+     * @return the running server
+     */
+    public static PostgresServer start(boolean steppableClock) {
+        return start(new PostgresServer(locateBinaries()), steppableClock);
     }
 
     @Override

@@ -12,4 +12,14 @@ class PostgresServerIntegrationTests extends AbstractDatabaseServerIntegrationTe
     String urlScheme() {
         return "jdbc:postgresql:";
     }
+
+    @Override
+    DatabaseServer startServerWithSteppableClock() {
+        return PostgresServer.start(true);
+    }
+
+    @Override
+    String clockQuery() {
+        return "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
+    }
 }
