@@ -53,7 +53,9 @@ public final class Checker {
     /**
      * G1, G12: two holds of a key overlap only if, while the older one (the lower fence) was asked
      * for or held, or the entry it was passed on with locally ({@link History#entrySince}), a fault
-     * could end it behind its holder's back: one that can lose store data, or a pause of the
+     * could end it behind its holder's back: one that can lose store data, a forward step of
+     * the store's clock (which can expire its session before its next renewal,
+     * {@link History#earlyExpiryDuring}; a backward step cannot), or a pause of the
      * older holder's worker or a network fault on its traffic, whose lease may expire meanwhile. Then that holder must be told, by a
      * loss report that covers its fence, within {@link Bounds#lossReport()} of its running time
      * after the overlap began ({@link Kind#LATE_LOSS_REPORT}). Reentrant holds are one hold.
@@ -75,17 +77,18 @@ public final class Checker {
                     // From the older hold's entry, not its request: a local pass rides an entry a fault may have hit before.
                     long olderSince = history.entrySince(older);
                     boolean dataLoss = history.dataLossDuring(olderSince, overlapAt);
-                    if (!dataLoss && !history.cutOffDuring(older.worker(), olderSince, overlapAt)) {
+                    boolean earlyExpiry = history.earlyExpiryDuring(olderSince, overlapAt);
+                    if (!dataLoss && !earlyExpiry && !history.cutOffDuring(older.worker(), olderSince, overlapAt)) {
                         violations.add(new Violation(Kind.MUTUAL_EXCLUSION, key, overlapAt,
-                                what + ", with no data-loss fault and no pause or network fault of "
-                                        + older.worker()));
+                                what + ", with no data-loss fault, no forward clock step and no pause or network "
+                                        + "fault of " + older.worker()));
                         continue;
                     }
                     String told = toldInTime(history, older, overlapAt);
                     if (told != null) {
                         violations.add(new Violation(Kind.LATE_LOSS_REPORT, key, overlapAt, what + " during "
-                                + (dataLoss ? "a data-loss fault" : "a pause or network fault of " + older.worker()) + ", but "
-                                + told));
+                                + (dataLoss ? "a data-loss fault" : earlyExpiry ? "a forward clock step"
+                                        : "a pause or network fault of " + older.worker()) + ", but " + told));
                     }
                 }
                 open.add(later);
@@ -102,7 +105,9 @@ public final class Checker {
      * reported lost: the higher fence could only be granted after its lease ended. The same holds
      * for a data-loss fault between its request and its record: the store granted the lower fence
      * first (or the entry it waited with was deleted as it was granted), and the higher one only once
-     * the fault deleted the lower one's entry, so that hold was lost and must be reported so.
+     * the fault deleted the lower one's entry, so that hold was lost and must be reported so; and for
+     * a forward step of the store's clock, which can expire the lower one's session as a deletion
+     * would. A backward step of the clock excuses nothing: fences must not go back with it.
      */
     public List<Violation> fenceOrder(History history) {
         List<Violation> violations = new ArrayList<>();
@@ -122,16 +127,21 @@ public final class Checker {
                 String what = describe(history, hold) + " after " + describe(history, highest);
                 long since = history.entrySince(hold);
                 boolean cutOff = history.cutOffDuring(hold.worker(), since, at);
-                if (fence < highest.grant().fence() && (cutOff || history.dataLossDuring(since, at))) {
+                boolean dataLoss = history.dataLossDuring(since, at);
+                boolean earlyExpiry = history.earlyExpiryDuring(since, at);
+                if (fence < highest.grant().fence() && (cutOff || dataLoss || earlyExpiry)) {
                     String told = toldInTime(history, hold, at);
                     if (told != null) {
                         violations.add(new Violation(Kind.FENCE_ORDER, key, at, what + ": "
-                                + (cutOff ? "its worker was paused or cut off" : "a data-loss fault was on")
+                                + (cutOff ? "its worker was paused or cut off" : dataLoss ? "a data-loss fault was on"
+                                        : "the store's clock stepped forward")
                                 + " before it recorded the grant, but " + told));
                     }
                     continue;
                 }
-                violations.add(new Violation(Kind.FENCE_ORDER, key, at, what + ", with no data-loss fault between"));
+                violations.add(new Violation(Kind.FENCE_ORDER, key, at, what + ", with no data-loss fault between"
+                        + (history.clockStretchEnd() != Long.MIN_VALUE ? " (a backward step of the store's clock "
+                                + "excuses no fence going back)" : "")));
             }
         }
         return violations;
@@ -281,7 +291,10 @@ public final class Checker {
     /**
      * G4, G11: after the last fault healed (or the last worker was killed), every key is granted
      * again within {@link Bounds#recovery()}. A fault that never healed fails the rule: the run
-     * cannot show recovery, so the runner must heal every fault and keep contending long enough.
+     * cannot show recovery, so the runner must heal every fault and keep contending long enough. A
+     * backward step of the store's clock puts off the expiry of sessions renewed before it by its
+     * size ({@link History#clockStretchEnd()}): recovery is then counted from the later of the last
+     * heal and that step's effect plus its size, and from nothing else.
      */
     public List<Violation> recovery(History history) {
         List<Violation> violations = new ArrayList<>();
@@ -297,7 +310,10 @@ public final class Checker {
         if (lastHeal == Long.MIN_VALUE || lastHeal == History.NEVER) {
             return violations;
         }
-        long by = lastHeal + this.bounds.recovery().toNanos();
+        long stretchEnd = history.clockStretchEnd();
+        String from = (stretchEnd > lastHeal) ? "the last backward clock step's effect plus its size at "
+                + history.time(stretchEnd) : "the last heal at " + history.time(lastHeal);
+        long by = Math.max(lastHeal, stretchEnd) + this.bounds.recovery().toNanos();
         for (String key : history.keys()) {
             long healAt = lastHeal;
             Optional<Operation> next = history.holds(key).stream().filter((op) -> op.grant().at() > healAt).findFirst();
@@ -306,8 +322,8 @@ public final class Checker {
                     .orElse((history.end() < by) ? "the history ends at " + history.time(history.end())
                             + ", too early to show it" : "it was never granted again");
                 violations.add(new Violation(Kind.NO_RECOVERY, key, by, "not granted within "
-                        + seconds(this.bounds.recovery().toNanos()) + " (TTL + election) after the last heal at "
-                        + history.time(lastHeal) + "; " + then));
+                        + seconds(this.bounds.recovery().toNanos()) + " (TTL + election) after " + from + "; "
+                        + then));
             }
         }
         return violations;

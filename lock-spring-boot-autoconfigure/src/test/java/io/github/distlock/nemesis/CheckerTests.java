@@ -12,6 +12,7 @@ import static io.github.distlock.nemesis.HistoryEvent.Call.LOCK;
 import static io.github.distlock.nemesis.HistoryEvent.Call.TRY_LOCK_TIMEOUT;
 import static io.github.distlock.nemesis.HistoryEvent.Failure.TIMEOUT;
 import static io.github.distlock.nemesis.HistoryEvent.FaultKind.BLACK_HOLE;
+import static io.github.distlock.nemesis.HistoryEvent.FaultKind.CLOCK_STEP;
 import static io.github.distlock.nemesis.HistoryEvent.FaultKind.DELAY;
 import static io.github.distlock.nemesis.HistoryEvent.FaultKind.DELETE_ENTRIES;
 import static io.github.distlock.nemesis.HistoryEvent.FaultKind.KILL_MEMBER;
@@ -399,5 +400,88 @@ class CheckerTests {
         List<HistoryEvent> unlockOfARefusal = cleanRun().unlocking("w4:1", 4300).events();
         assertThatIllegalArgumentException().isThrownBy(() -> History.of(unlockOfARefusal))
             .withMessageContaining("unlock of an op that holds nothing");
+    }
+
+    /** As a database's run is held: fences must survive data loss. */
+    private static final Checker DATABASE = new Checker(new Bounds(BOUNDS.ttl(), BOUNDS.election(), BOUNDS.waitOverrun(),
+            BOUNDS.lossReport(), BOUNDS.fairnessSlack(), true));
+
+    private static TestHistory clockStep(TestHistory history, long stepSeconds, long startMillis, long healMillis) {
+        return history.fault("f3", CLOCK_STEP, History.clockStepTarget("postgres", Duration.ofSeconds(stepSeconds)),
+                false, startMillis, healMillis);
+    }
+
+    @Test
+    void overlapAcrossAForwardClockStepNeedsTheOlderHolderToldInTime() {
+        // The database's clock jumps 10 s ahead at 4.3 s: w1's session expires before its next renewal, w2 takes a.
+        TestHistory overlap = clockStep(cleanRun(), 10, 4300, 4800)
+            .request("w1:6", "a", false, LOCK, -1, 4250).grant("w1:6", 900, 4260).write("w1:6", 900, 4261)
+            .hold("w2:6", "a", 1000, 4270, 4400, 4450);
+        TestHistory toldInTime = servingAgainAt(overlap.loss("w1", "a", 900, 900, 4500).releaseLost("w1:6", 4600), 4900);
+        assertThat(DATABASE.check(toldInTime.build())).isEmpty();
+        TestHistory toldLate = servingAgainAt(clockStep(cleanRun(), 10, 4300, 4800)
+            .request("w1:6", "a", false, LOCK, -1, 4250).grant("w1:6", 900, 4260).write("w1:6", 900, 4261)
+            .hold("w2:6", "a", 1000, 4270, 4400, 4450).loss("w1", "a", 900, 900, 4900).releaseLost("w1:6", 4950), 5000);
+        List<Violation> violations = DATABASE.check(toldLate.build());
+        assertThat(violations).extracting(Violation::kind).containsExactly(Kind.LATE_LOSS_REPORT);
+        assertThat(violations.get(0).detail()).contains("during a forward clock step", "w1 reported no loss of fence 900");
+    }
+
+    @Test
+    void overlapWhileTheClockIsSteppedBackBreaksMutualExclusion() {
+        // A step back only puts expiries off: an overlap while it is on is excused by nothing, told or not. Its heal
+        // (a step forward) is far later.
+        TestHistory run = servingAgainAt(clockStep(cleanRun(), -10, 4300, 8000)
+            .request("w1:6", "a", false, LOCK, -1, 4320).grant("w1:6", 900, 4330).write("w1:6", 900, 4331)
+            .hold("w2:6", "a", 1000, 4340, 4400, 4450).loss("w1", "a", 900, 900, 4410).releaseLost("w1:6", 4500), 8100);
+        List<Violation> violations = DATABASE.check(run.build());
+        assertThat(violations).extracting(Violation::kind).containsExactly(Kind.MUTUAL_EXCLUSION);
+        assertThat(violations.get(0).detail()).contains("no forward clock step");
+    }
+
+    @Test
+    void aFenceBelowAnEarlierOneAfterABackwardClockStepBreaksFenceOrderEvenIfItsHoldWasReportedLost() {
+        // w2's grant of a lower fence, recorded after w1's higher one, while the clock is stepped back.
+        TestHistory back = servingAgainAt(clockStep(cleanRun(), -10, 4300, 8000)
+            .hold("w1:6", "a", 900, 4300, 4320, 4330)
+            .request("w2:6", "a", false, LOCK, -1, 4290).grant("w2:6", 850, 4360).write("w2:6", 850, 4361)
+            .loss("w2", "a", 850, 850, 4400).releaseLost("w2:6", 4450), 8100);
+        List<Violation> violations = DATABASE.check(back.build());
+        assertThat(violations).extracting(Violation::kind).containsExactly(Kind.FENCE_ORDER);
+        assertThat(violations.get(0).detail()).contains("w2:6", "fence 850", "fence 900",
+                "a backward step of the store's clock excuses no fence going back");
+        // The same grant around a step forward: the lower fence's session may have expired early, as a
+        // deletion would end it, and its loss was reported in time.
+        TestHistory forward = servingAgainAt(clockStep(cleanRun(), 10, 4300, 8000)
+            .hold("w1:6", "a", 900, 4300, 4320, 4330)
+            .request("w2:6", "a", false, LOCK, -1, 4290).grant("w2:6", 850, 4360).write("w2:6", 850, 4361)
+            .loss("w2", "a", 850, 850, 4400).releaseLost("w2:6", 4450), 8100);
+        assertThat(DATABASE.check(forward.build())).isEmpty();
+    }
+
+    @Test
+    void recoveryIsLongerByTheSizeOfABackwardClockStepOnly() {
+        // A 2 s step back at 4.3 s (in effect by 5.8 s) keeps sessions renewed before it up to 2 s past a TTL:
+        // keys must be granted again by 5.8 + 2 + TTL 1 + election 0.5 = 9.3 s.
+        assertThat(DATABASE.check(servingAgainAt(clockStep(cleanRun(), -2, 4300, 4400), 9200).build())).isEmpty();
+        List<Violation> late = DATABASE.check(servingAgainAt(clockStep(cleanRun(), -2, 4300, 4400), 9400).build());
+        assertThat(late).extracting(Violation::kind).containsExactly(Kind.NO_RECOVERY, Kind.NO_RECOVERY);
+        assertThat(late.get(0).detail()).contains("after the last backward clock step's effect plus its size at 7.800s");
+        // A step forward healed at 4.4 s steps back then: 4.4 + 2 + 1.5 = 7.9 s.
+        assertThat(DATABASE.check(servingAgainAt(clockStep(cleanRun(), 2, 4300, 4400), 7800).build())).isEmpty();
+        assertThat(DATABASE.check(servingAgainAt(clockStep(cleanRun(), 2, 4300, 4400), 8000).build()))
+            .extracting(Violation::kind).containsExactly(Kind.NO_RECOVERY, Kind.NO_RECOVERY);
+        // Any other fault: TTL + election after its heal, 5.9 s.
+        assertThat(DATABASE.check(servingAgainAt(cleanRun().fault("f3", KILL_MEMBER, "postgres", false, 4300, 4400),
+                7800).build())).extracting(Violation::kind).containsExactly(Kind.NO_RECOVERY, Kind.NO_RECOVERY);
+    }
+
+    @Test
+    void aClockStepsTargetNamesItsStep() {
+        assertThat(History.clockStepTarget("mariadb", Duration.ofSeconds(-12))).isEqualTo("mariadb clock -12 s");
+        assertThatIllegalArgumentException().isThrownBy(() -> History.clockStepTarget("mariadb", Duration.ZERO));
+        TestHistory unnamed = cleanRun().fault("f3", CLOCK_STEP, "postgres", false, 4300, 4400);
+        assertThatIllegalArgumentException().isThrownBy(() -> DATABASE.check(unnamed.build()))
+            .withMessageContaining("names no step");
     }
 }

@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -54,6 +56,16 @@ public final class History {
 
     /** Time of a window that never healed, or of a hold that never ended. */
     public static final long NEVER = Long.MAX_VALUE;
+
+    /**
+     * How long a step of a store server's clock takes to reach every process of the server
+     * ({@code DatabaseServer.CLOCK_STEP_DELAY}, and some scheduling): a step made at a fault's start
+     * (recorded before it is made) is in effect by then after the start; the runner records the heal
+     * of a step only once it waited that long after making the step back.
+     */
+    static final long CLOCK_STEP_EFFECT_NANOS = 1_500_000_000L;
+
+    private static final Pattern CLOCK_STEP_TARGET = Pattern.compile(" clock ([+-]\\d+) s$");
 
     private final List<HistoryEvent> events;
 
@@ -336,6 +348,72 @@ public final class History {
         long end = Math.min(released, killedAt(hold.worker()));
         Optional<LossReport> loss = lossReport(hold.worker(), hold.key(), hold.grant().fence());
         return loss.isPresent() ? Math.min(end, loss.get().at()) : end;
+    }
+
+    /**
+     * @param server the server whose clock steps
+     * @param step how far it steps at the fault's start (negative: back); at the heal it steps back by as much
+     * @return the target of a {@link FaultKind#CLOCK_STEP} fault, which the rules on clock steps read
+     */
+    static String clockStepTarget(String server, java.time.Duration step) {
+        if (step.isZero() || step.toNanos() % 1_000_000_000L != 0) {
+            throw new IllegalArgumentException("a clock step is a non-zero whole number of seconds, not " + step);
+        }
+        return server + " clock " + (step.isNegative() ? "-" : "+") + Math.abs(step.toSeconds()) + " s";
+    }
+
+    /** @return the step of a clock-step window in nanoseconds, from its target (see {@link #clockStepTarget}) */
+    private static long clockStepNanos(Window window) {
+        Matcher step = CLOCK_STEP_TARGET.matcher(window.target());
+        if (!step.find()) {
+            throw new IllegalArgumentException("a clock step's target names no step: " + window.target());
+        }
+        return Long.parseLong(step.group(1)) * 1_000_000_000L;
+    }
+
+    /**
+     * The times when a store server's clock stepped forward: a clock-step fault's start if it steps
+     * forward, its heal if it stepped back (the heal steps forward again), each as the time from the
+     * step's making to its effect in every server process ({@link #CLOCK_STEP_EFFECT_NANOS}).
+     * @param forward forward steps, or backward ones
+     * @return {from, to, step size in nanoseconds} per step
+     */
+    private List<long[]> clockSteps(boolean forward) {
+        String kind = label(FaultKind.CLOCK_STEP);
+        List<long[]> steps = new ArrayList<>();
+        for (Window window : this.faults) {
+            if (!window.kind().equals(kind)) {
+                continue;
+            }
+            long step = clockStepNanos(window);
+            if ((step > 0) == forward) {
+                steps.add(new long[] { window.start(), window.start() + CLOCK_STEP_EFFECT_NANOS, Math.abs(step) });
+            }
+            else if (window.heal() != NEVER) {
+                steps.add(new long[] { window.heal() - CLOCK_STEP_EFFECT_NANOS, window.heal(), Math.abs(step) });
+            }
+        }
+        return steps;
+    }
+
+    /**
+     * A forward step of the database's clock brings every session's expiry closer by its size: a
+     * session may expire before its holder's next renewal, and another process then takes the key
+     * while the holder still counts on it, as if the store had lost its entry.
+     * @return whether such a step took effect at some time from {@code from} to {@code to}
+     */
+    public boolean earlyExpiryDuring(long from, long to) {
+        return clockSteps(true).stream().anyMatch((step) -> step[0] <= to && step[1] >= from);
+    }
+
+    /**
+     * A backward step of the database's clock puts off the expiry of every session renewed before it
+     * took effect by its size: a dead holder's session blocks its keys that much longer than a TTL
+     * after its last renewal. Nothing else: in particular it lowers no fence.
+     * @return the latest time when such a step took effect plus its size, {@link Long#MIN_VALUE} if none
+     */
+    public long clockStretchEnd() {
+        return clockSteps(false).stream().mapToLong((step) -> step[1] + step[2]).max().orElse(Long.MIN_VALUE);
     }
 
     /** @return whether a window that could lose store data was open at some time from {@code from} to {@code to} */

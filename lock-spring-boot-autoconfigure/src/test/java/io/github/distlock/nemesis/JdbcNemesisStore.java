@@ -34,9 +34,12 @@ import io.github.distlock.testsupport.TestStore;
  * before any worker wrote (every session and entry is gone: the store loses data, as a restore or a
  * failover to a replica that lagged would). Entries are also deleted behind the library's back.
  * <p>
- * No clock step: the store reads the database's clock for lease expiry and fences, but a step back
- * would only show the limit that {@code JdbcTables} documents (fences come from that clock and go
- * back with it on an idle key), and every step forward is followed by one back at its heal.
+ * The server's wall clock steps ({@link Action#CLOCK_STEP}): it runs under libfaketime, and a fault
+ * sets it 2 to 20 s behind or ahead of the machine's, and back at its heal. The store reads that
+ * clock for session expiry and fences: a step forward can expire sessions before their renewal (the
+ * checker holds the holders to reporting their loss, as for a deletion), a step back puts off the
+ * expiry of sessions renewed before it by its size (the checker lengthens the recovery bound by as
+ * much) and must lower no fence, also on a key without entries.
  */
 final class JdbcNemesisStore implements NemesisStore {
 
@@ -77,8 +80,8 @@ final class JdbcNemesisStore implements NemesisStore {
      */
     static JdbcNemesisStore start(Type type) {
         DatabaseServer server = switch (type) {
-            case POSTGRES -> PostgresServer.start();
-            case MARIADB -> MariaDbServer.start();
+            case POSTGRES -> PostgresServer.start(true);
+            case MARIADB -> MariaDbServer.start(true);
             default -> throw new IllegalArgumentException(type + " is no SQL database");
         };
         try {
@@ -135,7 +138,22 @@ final class JdbcNemesisStore implements NemesisStore {
     @Override
     public Map<Action, Integer> weights() {
         return Map.of(Action.KILL_MEMBER, 15, Action.PAUSE_MEMBER, 15, Action.RESTART_EMPTY, 10,
-                Action.DELETE_ENTRIES, 20, Action.NETWORK_WORKER, 15);
+                Action.DELETE_ENTRIES, 20, Action.NETWORK_WORKER, 15, Action.CLOCK_STEP, 15);
+    }
+
+    /**
+     * @return how far a {@link Action#CLOCK_STEP} fault steps the server's clock: 2 to 20 s, back for
+     * variants below 500 and forward from there
+     */
+    static Duration clockStep(Fault fault) {
+        long seconds = 2 + (fault.variant() % 500) * 19L / 499;
+        return Duration.ofSeconds((fault.variant() < 500) ? -seconds : seconds);
+    }
+
+    @Override
+    public Duration stretch(Fault fault) {
+        // Backward at the start or, for a step forward, at the heal: either puts off expiries by the step's size.
+        return (fault.action() == Action.CLOCK_STEP) ? clockStep(fault).abs() : Duration.ZERO;
     }
 
     @Override
@@ -155,9 +173,11 @@ final class JdbcNemesisStore implements NemesisStore {
         // session start before it after a loss. Two fair requests that close together may reach the database in either
         // order.
         Duration fairnessSlack = Duration.ofMillis((this.type == Type.MARIADB) ? 500 : 250);
-        // Fences are the database's clock in microseconds, raised above the key's newest entry: no sequence, no row
-        // that a delete or a restore of a backup could take back. The server's clock is the machine's and is not
-        // stepped here, so fences keep increasing across every data-loss fault (G12).
+        // Fences are the database's clock in microseconds, raised above the key's newest entry and its last fence (kept
+        // in its key row for a day after its last use): no sequence, no row that a delete of entries could take back,
+        // and a restore of the empty backup comes with the machine's clock, which is ahead of every fence issued before
+        // (each clock step of the run heals before the next store fault). A step back of the clock, which the run
+        // makes, must lower no fence: the checker excuses none.
         return new Bounds(ttl, ELECTION, waitOverrun, lossReport, fairnessSlack, true);
     }
 
@@ -176,6 +196,17 @@ final class JdbcNemesisStore implements NemesisStore {
             // The restore waits until the server accepts connections on the backup's data.
             case RESTART_EMPTY -> new StoreFault(FaultKind.RESTART_EMPTY, target + " from a backup with no rows", true,
                     this.server::kill, () -> this.server.restore(this.emptyTables));
+            // No data lost: the checker reads the step from the target (History.clockStepTarget) and models it.
+            // The heal waits until every server process reads the machine's clock again, so that the step forward
+            // that a heal of a step back is lies within the recorded window.
+            case CLOCK_STEP -> {
+                Duration step = clockStep(fault);
+                yield new StoreFault(FaultKind.CLOCK_STEP, History.clockStepTarget(target, step), false,
+                        () -> this.server.stepClock(step), () -> {
+                            this.server.stepClock(Duration.ZERO);
+                            sleep(DatabaseServer.CLOCK_STEP_DELAY.toMillis());
+                        });
+            }
             case DELETE_ENTRIES -> {
                 String hot = NemesisRunner.KEYS.get(0);
                 String[] scopes = { "every entry", "the entries of '" + hot + "'", "the oldest entry of '" + hot + "'" };

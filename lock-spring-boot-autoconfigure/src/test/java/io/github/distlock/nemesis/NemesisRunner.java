@@ -216,12 +216,17 @@ public final class NemesisRunner {
             for (ScheduledFuture<?> heal : heals) {
                 await(heal);
             }
-            long calmEnd = Math.max(System.nanoTime() + calm.toNanos(), start + this.options.duration().toNanos());
+            // A backward clock step keeps sessions renewed before it alive for its size beyond a TTL: the calm end
+            // must be long enough for the checker's recovery bound, which it lengthens by as much.
+            Duration stretch = plan.faults().stream().map(this.store::stretch).max(Duration::compareTo)
+                .orElse(Duration.ZERO);
+            long calmEnd = Math.max(System.nanoTime() + calm.plus(stretch).toNanos(),
+                    start + this.options.duration().toNanos());
             System.out.println("nemesis: every fault healed; calm until the end");
             sleepUntil(calmEnd);
             stopWorkers();
-            // The sessions of killed workers end one TTL after their last renewal.
-            Thread.sleep(this.options.ttl().plusSeconds(1).toMillis());
+            // The sessions of killed workers end one TTL after their last renewal (and a clock step's stretch).
+            Thread.sleep(this.options.ttl().plus(stretch).plusSeconds(1).toMillis());
             Observation left = this.store.observe();
             this.history.record(new StoreObservation(System.nanoTime(), RUNNER, left.entries(), left.sessions(),
                     left.detail()));

@@ -100,6 +100,16 @@ interface NemesisStore extends AutoCloseable {
      */
     Map<Action, Integer> weights();
 
+    /**
+     * @param fault a fault of the plan
+     * @return how much longer than a TTL after its last renewal a session may stay alive in the store
+     * because of that fault (a backward step of the clock the store expires sessions by), which the
+     * calm end after the last heal must leave room for; zero for most faults
+     */
+    default Duration stretch(Fault fault) {
+        return Duration.ZERO;
+    }
+
     /** @return what the checker holds the run to with this lease TTL */
     Bounds bounds(Duration ttl);
 
