@@ -19,6 +19,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.LockLostException;
+import io.github.distlock.core.Fences;
 import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.DatabaseServer;
 import io.github.distlock.testsupport.FaultInjectionTest;
@@ -94,6 +95,80 @@ abstract class AbstractJdbcFaultIntegrationTests {
         server().resume();
         this.others.forEach(JdbcLockRegistry::close);
         this.database.close();
+    }
+
+    /**
+     * G3 across a real step back of the database server's clock (libfaketime): a key with no entry
+     * left gets a fence above its last one, which its row keeps, while a key never used before gets
+     * the stepped clock's (so the step did take effect); and a key held across the step stays held.
+     */
+    @Test
+    void aStepBackOfTheDatabaseClockLowersNoFenceOfAnIdleKey() throws Exception {
+        try (TestDatabase stepped = TestDatabase.startWithSteppableClock(kind())) {
+            stepped.createTables(this.prefix);
+            HikariDataSource pool = stepped.pool("stepped", 4);
+            JdbcLockRegistry registry = registry(pool, "stepped", TTL);
+            FencedLock idle = registry.obtain("idle-across-the-step");
+            idle.lock();
+            long before = Fences.storeFence(idle.getFence());
+            idle.unlock();
+            FencedLock held = registry.obtain("held-across-the-step");
+            held.lock();
+            long heldFence = held.getFence();
+            String entriesOfIdle = "SELECT COUNT(*) FROM " + this.prefix + "ENTRY WHERE LOCK_ID = '"
+                    + JdbcTables.lockId("idle-across-the-step") + "'";
+            await().atMost(LONG).until(() -> stepped.queryLong(entriesOfIdle) == 0);
+
+            stepped.server().stepClock(Duration.ofSeconds(-30));
+            String clock = "SELECT " + ((kind() == TestDatabase.Kind.POSTGRESQL) ? JdbcDialect.POSTGRESQL
+                    : JdbcDialect.MYSQL).nowMillis();
+            // Every connection of the registry's pool at once (on PostgreSQL a server process each, which reads the
+            // offset on its own): the registry's calls run on the stepped clock from here on.
+            await().atMost(LONG).until(() -> everyConnectionBehind(pool, 4, clock, 25_000));
+
+            FencedLock fresh = registry.obtain("first-used-after-the-step");
+            fresh.lock();
+            long freshFence = Fences.storeFence(fresh.getFence());
+            fresh.unlock();
+            assertThat(freshFence).as("a new key's fence, from the clock 30 s behind").isLessThan(before);
+            idle.lock();
+            try {
+                assertThat(Fences.storeFence(idle.getFence()))
+                    .as("the idle key's fence after the step back, against its last (%d)", before)
+                    .isGreaterThan(before);
+            }
+            finally {
+                idle.unlock();
+            }
+            assertThat(held.isLockedByCurrentThread()).as("a hold across the step back").isTrue();
+            assertThat(held.getFence()).isEqualTo(heldFence);
+            held.unlock();
+            stepped.server().stepClock(Duration.ZERO);
+        }
+    }
+
+    /** @return whether {@code size} connections of {@code pool}, borrowed at once, all read a clock that far behind */
+    private static boolean everyConnectionBehind(HikariDataSource pool, int size, String clock, long behindMillis)
+            throws SQLException {
+        List<Connection> borrowed = new ArrayList<>();
+        try {
+            boolean behind = true;
+            for (int i = 0; i < size; i++) {
+                Connection connection = pool.getConnection();
+                borrowed.add(connection);
+                try (Statement statement = connection.createStatement();
+                        java.sql.ResultSet row = statement.executeQuery(clock)) {
+                    row.next();
+                    behind &= System.currentTimeMillis() - row.getLong(1) > behindMillis;
+                }
+            }
+            return behind;
+        }
+        finally {
+            for (Connection connection : borrowed) {
+                connection.close();
+            }
+        }
     }
 
     @Test

@@ -31,12 +31,12 @@ public final class TestDatabase implements AutoCloseable {
 
     private final java.util.List<HikariDataSource> pools = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    private TestDatabase(Kind kind) {
+    private TestDatabase(Kind kind, boolean steppableClock) {
         this.kind = kind;
         this.server = switch (kind) {
             case H2 -> null;
-            case POSTGRESQL -> PostgresServer.start();
-            case MARIADB -> MariaDbServer.start();
+            case POSTGRESQL -> PostgresServer.start(steppableClock);
+            case MARIADB -> MariaDbServer.start(steppableClock);
         };
         this.h2Url = "jdbc:h2:mem:locks-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
     }
@@ -46,7 +46,18 @@ public final class TestDatabase implements AutoCloseable {
      * @return the database, started
      */
     public static TestDatabase start(Kind kind) {
-        return new TestDatabase(kind);
+        return new TestDatabase(kind, false);
+    }
+
+    /**
+     * @param kind {@link Kind#POSTGRESQL} or {@link Kind#MARIADB}
+     * @return the database, started with a clock that {@link DatabaseServer#stepClock} steps
+     */
+    public static TestDatabase startWithSteppableClock(Kind kind) {
+        if (kind == Kind.H2) {
+            throw new IllegalArgumentException("H2 runs in the test JVM, on its clock");
+        }
+        return new TestDatabase(kind, true);
     }
 
     public Kind kind() {
