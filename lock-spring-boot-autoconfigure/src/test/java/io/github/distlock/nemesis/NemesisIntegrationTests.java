@@ -41,13 +41,13 @@ class NemesisIntegrationTests {
     @Test
     void postgresKeepsEveryGuaranteeUnderFaults() throws Exception {
         NemesisRuns.assertKeepsEveryGuarantee(NemesisStore.Type.POSTGRES, 20260443L, with(FaultKind.KILL_MEMBER,
-                FaultKind.PAUSE_MEMBER, FaultKind.RESTART_EMPTY, FaultKind.DELETE_ENTRIES), true);
+                FaultKind.PAUSE_MEMBER, FaultKind.RESTART_EMPTY, FaultKind.CLOCK_STEP, FaultKind.DELETE_ENTRIES), true);
     }
 
     @Test
     void mariaDbKeepsEveryGuaranteeUnderFaults() throws Exception {
         NemesisRuns.assertKeepsEveryGuarantee(NemesisStore.Type.MARIADB, 20260444L, with(FaultKind.KILL_MEMBER,
-                FaultKind.PAUSE_MEMBER, FaultKind.RESTART_EMPTY, FaultKind.DELETE_ENTRIES), true);
+                FaultKind.PAUSE_MEMBER, FaultKind.RESTART_EMPTY, FaultKind.CLOCK_STEP, FaultKind.DELETE_ENTRIES), true);
     }
 
     /** @return the worker faults and {@code storeFaults}, as the run's counts name them */
