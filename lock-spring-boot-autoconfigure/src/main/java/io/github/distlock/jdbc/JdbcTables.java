@@ -300,7 +300,7 @@ final class JdbcTables {
                 // The key's row, locked by the first statement, takes the entry's fence as its last in the same
                 // statement that writes the entry: no round trip of its own.
                 String writeEntry = this.lockKeyRow + "; WITH n AS (" + insertEntryAt.formatted(fence)
-                        + " RETURNING FENCE, LOCK_ID), k AS (UPDATE " + this.keys + " AS k SET LAST_FENCE = n.FENCE "
+                        + " RETURNING FENCE, LOCK_ID), kept AS (UPDATE " + this.keys + " AS k SET LAST_FENCE = n.FENCE "
                         + "FROM n WHERE k.LOCK_ID = n.LOCK_ID) SELECT FENCE FROM n; ";
                 this.enqueueAtOnceVariants[variant] = atReadCommitted(((variant & 2) == 0) ? writeEntry + keyHead
                         : writeEntry + "SELECT h.*, pg_notify(?, CASE WHEN h.FENCE <> n.FENCE THEN 'q' ELSE 'h' END "
