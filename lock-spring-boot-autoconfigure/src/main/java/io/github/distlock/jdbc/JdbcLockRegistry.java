@@ -23,8 +23,7 @@ import org.jspecify.annotations.Nullable;
  * <p><b>How it works.</b> Three tables ({@code <prefix>SESSION}, {@code <prefix>LOCK_KEY},
  * {@code <prefix>ENTRY}; scripts in the jar under {@code io/github/distlock/jdbc/}, see
  * {@link JdbcSchema}). An acquisition inserts an entry row in a short transaction that holds its
- * key's row lock; the fence is the row's identity value, so entries of a key commit in fence order;
- * the oldest entry of a key holds it. A release deletes the row, comparing fence and session. Waiters
+ * key's row lock, so entries of a key commit in fence order; the oldest entry of a key holds it. A release deletes the row, comparing fence and session. Waiters
  * read the head of their queue again when told (on PostgreSQL by {@code LISTEN/NOTIFY}, naming the
  * next entry; a release in this process wakes its own waiters), when the head's session would
  * expire, and at least every poll interval (with jitter). An uncontended {@code lock()} plus
@@ -47,14 +46,22 @@ import org.jspecify.annotations.Nullable;
  * bounded by the request timeout, whatever the pool's connection timeout: calls run on the
  * registry's threads, statements carry a query timeout.
  *
- * <p><b>Fences</b> come from the entry table's identity column: strictly increasing per key (and
- * across keys), also across restarts of the database. Never {@code TRUNCATE} the tables: it may
- * restart the sequence.
+ * <p><b>Fences</b> are the database's clock in microseconds when the entry is written, raised above
+ * the key's newest entry and above the last fence issued for the key, which its {@code LOCK_KEY}
+ * row keeps ({@code LAST_FENCE}, set in the same transaction) for 24 hours after that fence by the
+ * database's clock. So they strictly increase per key, also across restarts, failovers and restores
+ * (no sequence to rewind) and across a step back of the database's clock, on a key without entries
+ * too. The one way back: a key unused for more than 24 hours by the database's clock (its row
+ * deleted), then a step back of that clock below its last fence; or the row lost in a restore or
+ * failover to a server whose clock is behind the lost fences.
  *
  * <p><b>Limits.</b> The database is the single point of truth: its failover must not lose committed
  * transactions (synchronous replication) for holds to survive it; an asynchronous replica promoted
  * after losing commits can let two processes hold a key, and the fence then protects fenced
- * resources. The database clock must not step backwards by more than a lease TTL.
+ * resources. A step back of the database's clock lengthens the sessions renewed before it by its
+ * size (a crashed holder blocks its keys that much longer); a step forward can expire live sessions
+ * before their next renewal, which then reports their holds lost, as when the database loses an
+ * entry (another process may hold the key meanwhile; the fence protects fenced resources).
  */
 public final class JdbcLockRegistry extends CoreLockRegistry implements AutoCloseable {
 
