@@ -365,7 +365,9 @@ public final class NemesisRunner {
                 live.add(worker);
             }
             catch (RuntimeException ex) {
-                this.problems.add("could not tell " + worker.id() + " to stop: " + ex);
+                // A worker that exited on its own (before READY, its history not even opened) says why on stderr.
+                this.problems.add("could not tell " + worker.id() + " to stop: " + ex + " (stderr tail: "
+                        + worker.process().stderrTail().strip() + ")");
             }
         }
         for (Worker worker : live) {
