@@ -222,8 +222,8 @@ class JdbcLockRegistryTests {
             connection.setAutoCommit(true);
             // What a killed process leaves: its session row, expired by the database's clock, and its entry.
             statement.executeUpdate("INSERT INTO DEAD_HOLDER_SESSION VALUES ('dead', 'killed', 0, 2000)");
-            statement.executeUpdate("INSERT INTO DEAD_HOLDER_LOCK_KEY VALUES ('" + JdbcTables.lockId(key) + "', '"
-                    + key + "')");
+            statement.executeUpdate("INSERT INTO DEAD_HOLDER_LOCK_KEY (LOCK_ID, LOCK_KEY) VALUES ('"
+                    + JdbcTables.lockId(key) + "', '" + key + "')");
             statement.executeUpdate("INSERT INTO DEAD_HOLDER_ENTRY (LOCK_ID, SESSION_ID, ENTRY_NUMBER, ENTRY_VALUE) "
                     + "VALUES ('" + JdbcTables.lockId(key) + "', 'dead', 1, 'killed')");
         }
