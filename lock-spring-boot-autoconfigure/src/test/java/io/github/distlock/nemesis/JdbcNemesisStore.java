@@ -40,6 +40,12 @@ import io.github.distlock.testsupport.TestStore;
  * checker holds the holders to reporting their loss, as for a deletion), a step back puts off the
  * expiry of sessions renewed before it by its size (the checker lengthens the recovery bound by as
  * much) and must lower no fence, also on a key without entries.
+ * <p>
+ * One combination stays out of the schedule: a restore of the empty backup while the clock is
+ * behind fences issued before (in the size of a forward step after its heal). The restore loses
+ * every key's last fence, so fences would go back: the limit of G12 that the JDBC section of the
+ * README states (fences survive a restore as long as the new server's clock is not behind the old
+ * one's). A restore waits until the clock has caught up; seed 912 on MariaDB found the combination.
  */
 final class JdbcNemesisStore implements NemesisStore {
 
@@ -67,6 +73,12 @@ final class JdbcNemesisStore implements NemesisStore {
 
     /** The data as it was with the lock tables in place and no row in them. */
     private final Path emptyTables;
+
+    /**
+     * Until when (nanoTime) fences issued before the last step of the clock back to the machine's
+     * may be ahead of the clock: a restore waits for it.
+     */
+    private volatile long clockBehindUntil = System.nanoTime();
 
     private JdbcNemesisStore(Type type, DatabaseServer server, Path emptyTables) {
         this.type = type;
@@ -194,8 +206,12 @@ final class JdbcNemesisStore implements NemesisStore {
                 awaitAccepting();
             });
             // The restore waits until the server accepts connections on the backup's data.
+            // Not while the clock is behind fences issued before (see the class comment).
             case RESTART_EMPTY -> new StoreFault(FaultKind.RESTART_EMPTY, target + " from a backup with no rows", true,
-                    this.server::kill, () -> this.server.restore(this.emptyTables));
+                    this.server::kill, () -> {
+                        sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(this.clockBehindUntil - System.nanoTime())));
+                        this.server.restore(this.emptyTables);
+                    });
             // No data lost: the checker reads the step from the target (History.clockStepTarget) and models it.
             // The heal waits until every server process reads the machine's clock again, so that the step forward
             // that a heal of a step back is lies within the recorded window.
@@ -205,6 +221,10 @@ final class JdbcNemesisStore implements NemesisStore {
                         () -> this.server.stepClock(step), () -> {
                             this.server.stepClock(Duration.ZERO);
                             sleep(DatabaseServer.CLOCK_STEP_DELAY.toMillis());
+                            if (!step.isNegative()) {
+                                // Fences issued up to now may be ahead of the machine's clock by up to the step.
+                                this.clockBehindUntil = System.nanoTime() + step.toNanos();
+                            }
                         });
             }
             case DELETE_ENTRIES -> {
