@@ -81,6 +81,17 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
         return new LocalHandoff(settings.window(), Duration.ofMillis(1));
     }
 
+    /**
+     * Not surely: the try-once's write notifies the lingering registry (the peer lingers too), which
+     * gives its entry back at once and so hands the key to that very entry, which can happen before
+     * the try-once withdraws it; the try-once then holds. Seen whenever this class runs alone, where
+     * this test comes first and the JVM is cold.
+     */
+    @Override
+    protected boolean tryOnceFindsTheLingeringEntry() {
+        return false;
+    }
+
     @Override
     protected void deleteEntriesBehindTheRegistrysBack(String key) throws Exception {
         database.execute("DELETE FROM " + this.prefix + "ENTRY WHERE LOCK_ID = '" + JdbcTables.lockId(key) + "'");
