@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.github.distlock.core.CoreLockRegistry;
+import io.github.distlock.inmemory.InMemoryLockStore;
 
 /**
  * A {@link LockRegistry} whose locks live in this JVM only: the lock core of every registry over
@@ -32,10 +33,7 @@ import io.github.distlock.core.CoreLockRegistry;
  * never thrown, and a thread that dies while holding a lock blocks its key for good. Conditions
  * are not supported. State is kept only for keys that are held or waited for.
  */
-public final class InMemoryLockRegistry extends CoreLockRegistry {
-
-    /** How in-memory holds name their owner: every hold is of this JVM. */
-    static final String OWNER = "in-memory";
+public final class InMemoryLockRegistry extends CoreLockRegistry<InMemoryLockStore> {
 
     /** Creates a registry whose locks are shared by the users of this instance only. */
     public InMemoryLockRegistry() {
@@ -48,8 +46,8 @@ public final class InMemoryLockRegistry extends CoreLockRegistry {
      */
     public InMemoryLockRegistry(LocalHandoff localHandoff) {
         // Holds in memory are never lost, so the store has no losses to report.
-        super(OWNER, Objects.requireNonNull(localHandoff, "localHandoff must not be null"),
-                (statistics, losses) -> new InMemoryLockStore(OWNER));
+        super(InMemoryLockStore.OWNER, Objects.requireNonNull(localHandoff, "localHandoff must not be null"),
+                (events, losses) -> new InMemoryLockStore());
     }
 
     /**
@@ -64,7 +62,7 @@ public final class InMemoryLockRegistry extends CoreLockRegistry {
     /** @return how many keys are currently held or waited for, that is how many keys have state */
     int size() {
         Set<String> keys = new HashSet<>(core().activeKeys());
-        keys.addAll(((InMemoryLockStore) store()).keys());
+        keys.addAll(store().keys());
         return keys.size();
     }
 }

@@ -3,7 +3,6 @@ package io.github.distlock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
-import io.github.distlock.core.LockStatistics;
 import org.jspecify.annotations.Nullable;
 
 /**

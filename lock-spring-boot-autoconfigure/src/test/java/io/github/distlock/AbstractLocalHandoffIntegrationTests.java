@@ -59,7 +59,7 @@ public abstract class AbstractLocalHandoffIntegrationTests {
      * @return a registry with a client or pool and a session of its own, as another process would
      * have, closed after the test
      */
-    protected abstract CoreLockRegistry newRegistry(String owner, LocalHandoff localHandoff) throws Exception;
+    protected abstract CoreLockRegistry<?> newRegistry(String owner, LocalHandoff localHandoff) throws Exception;
 
     /**
      * @return the key's entries in the store, oldest first, each as a text that changes if the
@@ -99,7 +99,7 @@ public abstract class AbstractLocalHandoffIntegrationTests {
      * Acquires and releases {@code key} so that its entry lingers; a store that starts listening
      * for signals with its first entry waits for that first.
      */
-    protected void lockUntilLingering(CoreLockRegistry registry, String key) throws Exception {
+    protected void lockUntilLingering(CoreLockRegistry<?> registry, String key) throws Exception {
         FencedLock lock = registry.obtain(key);
         lock.lock();
         lock.unlock();
@@ -108,7 +108,7 @@ public abstract class AbstractLocalHandoffIntegrationTests {
 
     @Test
     void aLingeringEntryServesTheNextAcquisitionWithoutAStoreWrite() throws Exception {
-        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        CoreLockRegistry<?> registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
         lockUntilLingering(registry, this.key);
         List<String> lingering = entries(this.key);
         long handoffsBefore = registry.getStatistics().getLocalHandoffs();
@@ -124,8 +124,8 @@ public abstract class AbstractLocalHandoffIntegrationTests {
 
     @Test
     void anotherProcessQueueingBehindALingeringEntryEndsTheLingerAtOnce() throws Exception {
-        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
-        CoreLockRegistry peer = newRegistry("peer", otherProcess(LocalHandoff.DEFAULT));
+        CoreLockRegistry<?> registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        CoreLockRegistry<?> peer = newRegistry("peer", otherProcess(LocalHandoff.DEFAULT));
         lockUntilLingering(registry, this.key);
         FencedLock mine = registry.obtain(this.key);
         mine.lock();
@@ -149,7 +149,7 @@ public abstract class AbstractLocalHandoffIntegrationTests {
      */
     @Test
     void aFairTryOnceOfTheSameProcessGivesItsLingeringEntryBackAndTakesTheKey() throws Exception {
-        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        CoreLockRegistry<?> registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
         lockUntilLingering(registry, this.key);
         FencedLock unfair = registry.obtain(this.key);
         unfair.lock();
@@ -173,9 +173,9 @@ public abstract class AbstractLocalHandoffIntegrationTests {
      */
     @Test
     void anEntryHandedTheKeyWithAnotherQueuedBehindItDoesNotLinger() throws Exception {
-        CoreLockRegistry first = newRegistry("first", otherProcess(LocalHandoff.DISABLED));
-        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
-        CoreLockRegistry peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
+        CoreLockRegistry<?> first = newRegistry("first", otherProcess(LocalHandoff.DISABLED));
+        CoreLockRegistry<?> registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        CoreLockRegistry<?> peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
         // Ready for signals: a conservative guess cannot be what makes the test pass.
         lockUntilLingering(registry, this.key + "-warm-up");
         FencedLock firstLock = first.obtain(this.key);
@@ -198,9 +198,9 @@ public abstract class AbstractLocalHandoffIntegrationTests {
      */
     @Test
     void anEntryHandedTheKeyLearnsOfAPeerThatQueuesLater() throws Exception {
-        CoreLockRegistry first = newRegistry("first", otherProcess(LocalHandoff.DISABLED));
-        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
-        CoreLockRegistry peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
+        CoreLockRegistry<?> first = newRegistry("first", otherProcess(LocalHandoff.DISABLED));
+        CoreLockRegistry<?> registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        CoreLockRegistry<?> peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
         lockUntilLingering(registry, this.key + "-warm-up");
         FencedLock firstLock = first.obtain(this.key);
         firstLock.lock();
@@ -237,8 +237,8 @@ public abstract class AbstractLocalHandoffIntegrationTests {
      */
     @Test
     void aLingeringEntryDeletedInTheStoreIsNoLongerUsedOnceAnotherProcessTookTheKey() throws Exception {
-        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
-        CoreLockRegistry peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
+        CoreLockRegistry<?> registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        CoreLockRegistry<?> peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
         lockUntilLingering(registry, this.key);
         FencedLock mine = registry.obtain(this.key);
         deleteEntriesBehindTheRegistrysBack(this.key);
@@ -270,8 +270,8 @@ public abstract class AbstractLocalHandoffIntegrationTests {
      */
     @Test
     void aHoldPassedOnWhenTheStoreLostItsEntryIsToldAlsoAfterItsUnlock() throws Exception {
-        CoreLockRegistry registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
-        CoreLockRegistry peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
+        CoreLockRegistry<?> registry = newRegistry("me", new LocalHandoff(FOREVER, FOREVER));
+        CoreLockRegistry<?> peer = newRegistry("peer", otherProcess(LocalHandoff.DISABLED));
         List<LockLoss> losses = new CopyOnWriteArrayList<>();
         registry.addLossListener(losses::add);
         lockUntilLingering(registry, this.key);
@@ -308,7 +308,7 @@ public abstract class AbstractLocalHandoffIntegrationTests {
     }
 
     /** @return the lock of the test's key, held by {@code peer} (another process) once it took it */
-    protected FencedLock takeTheKey(CoreLockRegistry peer) throws InterruptedException {
+    protected FencedLock takeTheKey(CoreLockRegistry<?> peer) throws InterruptedException {
         FencedLock theirs = peer.obtain(this.key);
         assertThat(theirs.tryLock(LONG.toMillis(), MILLISECONDS)).as("the other process takes the key").isTrue();
         return theirs;

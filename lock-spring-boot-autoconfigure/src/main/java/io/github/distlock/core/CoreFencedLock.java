@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 import io.github.distlock.FencedLock;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 
 /** A handle on one key of a {@link LockCore}: all state lives in the core. */

@@ -8,10 +8,12 @@ import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockLossListener;
 import io.github.distlock.LockSnapshot;
+import io.github.distlock.LockStatistics;
 import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.store.HoldLossListener;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreEvents;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,15 +21,16 @@ import org.jspecify.annotations.Nullable;
  * registry has in common (obtaining locks, inspection, statistics, session state), written once.
  * A store's registry extends it, builds its store in the constructor through a
  * {@link StoreFactory}, and adds what is particular to the store (its builder, its settings,
- * {@code close()}).
+ * {@code close()}, which closes the store).
+ * @param <S> the type of the store, so that the registry reaches its own store's particulars without a cast
  */
-public abstract class CoreLockRegistry implements InspectableLockRegistry {
+public abstract class CoreLockRegistry<S extends LockStore> implements InspectableLockRegistry {
 
-    private final LockStatistics.Recorder statistics = LockStatistics.recorder();
+    private final LockCounters statistics = new LockCounters();
 
     private final String ownerIdentity;
 
-    private final LockStore store;
+    private final S store;
 
     private final LockCore core;
 
@@ -40,7 +43,7 @@ public abstract class CoreLockRegistry implements InspectableLockRegistry {
      * @param storeFactory builds the store; the store counts into the given recorder and reports
      * lost holds to the given listener, which forwards them to the core
      */
-    protected CoreLockRegistry(String ownerIdentity, LocalHandoff localHandoff, StoreFactory storeFactory) {
+    protected CoreLockRegistry(String ownerIdentity, LocalHandoff localHandoff, StoreFactory<S> storeFactory) {
         this.ownerIdentity = ownerIdentity;
         this.localHandoff = localHandoff;
         // The listener reads the core when a loss is reported, after construction: no hold exists before.
@@ -53,7 +56,7 @@ public abstract class CoreLockRegistry implements InspectableLockRegistry {
     }
 
     /** @return the store this registry's core runs over */
-    protected LockStore store() {
+    protected S store() {
         return this.store;
     }
 
@@ -137,15 +140,18 @@ public abstract class CoreLockRegistry implements InspectableLockRegistry {
         return this.ownerIdentity;
     }
 
-    /** Builds a registry's store. */
+    /**
+     * Builds a registry's store.
+     * @param <S> the store's type
+     */
     @FunctionalInterface
-    protected interface StoreFactory {
+    protected interface StoreFactory<S extends LockStore> {
 
         /**
-         * @param statistics what the store counts into (sessions lost, store errors)
+         * @param events what the store counts into the registry's statistics (sessions lost, store errors)
          * @param losses where the store reports lost holds
          * @return the store
          */
-        LockStore create(LockStatistics.Recorder statistics, HoldLossListener losses);
+        S create(StoreEvents events, HoldLossListener losses);
     }
 }

@@ -9,10 +9,10 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -31,6 +31,7 @@ import io.github.distlock.store.LockKeys;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,7 +61,7 @@ public final class LockCore implements HoldLossListener {
 
     private final LockStore store;
 
-    private final LockStatistics.Recorder statistics;
+    private final LockCounters statistics;
 
     private final String ownerIdentity;
 
@@ -84,11 +85,11 @@ public final class LockCore implements HoldLossListener {
 
     /**
      * @param store where the locks are kept
-     * @param statistics the registry's totals, shared with the store
+     * @param statistics the registry's counters, shared with the store as its {@link io.github.distlock.store.StoreEvents}
      * @param ownerIdentity how this process names itself as a holder, for messages
      * @param localHandoff when unfair entries are kept between the holds of this process's threads
      */
-    public LockCore(LockStore store, LockStatistics.Recorder statistics, String ownerIdentity,
+    public LockCore(LockStore store, LockCounters statistics, String ownerIdentity,
             LocalHandoff localHandoff) {
         this.store = store;
         this.statistics = statistics;

@@ -1,6 +1,6 @@
 package io.github.distlock.etcd;
 
-import io.github.distlock.core.LockStatistics;
+import io.github.distlock.store.StoreEvents;
 
 /**
  * Where every failed etcd call is reported: counted for the statistics, and the client's channel
@@ -9,11 +9,11 @@ import io.github.distlock.core.LockStatistics;
  */
 final class BackendFailures {
 
-    private final LockStatistics.Recorder statistics;
+    private final StoreEvents statistics;
 
     private final ChannelReconnect reconnect;
 
-    BackendFailures(LockStatistics.Recorder statistics, ChannelReconnect reconnect) {
+    BackendFailures(StoreEvents statistics, ChannelReconnect reconnect) {
         this.statistics = statistics;
         this.reconnect = reconnect;
     }

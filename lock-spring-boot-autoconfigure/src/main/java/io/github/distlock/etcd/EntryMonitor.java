@@ -10,8 +10,8 @@ import java.util.function.BooleanSupplier;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
-import io.github.distlock.core.Wait;
 import io.github.distlock.store.EntryValue;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 
 /**

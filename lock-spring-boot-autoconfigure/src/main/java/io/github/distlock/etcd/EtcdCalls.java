@@ -9,8 +9,8 @@ import java.util.function.BiConsumer;
 
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
-import io.github.distlock.core.Wait;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import io.grpc.Status;
 import org.jspecify.annotations.Nullable;
 

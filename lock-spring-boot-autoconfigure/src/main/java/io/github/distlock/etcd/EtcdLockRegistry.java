@@ -51,7 +51,7 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #close()} revokes the lease, which releases every lock held through this registry;
  * holds still open then report themselves lost. The {@link Client} is not closed.
  */
-public final class EtcdLockRegistry extends CoreLockRegistry implements AutoCloseable {
+public final class EtcdLockRegistry extends CoreLockRegistry<EtcdLockStore> implements AutoCloseable {
 
     /** Default namespace under which all lock entries live. */
     public static final String DEFAULT_NAMESPACE = "/distributed-lock/";
@@ -81,10 +81,6 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
                 new EtcdKeyspace(builder.namespace), builder.leaseTtl, builder.requestTimeout, builder.ownerIdentity,
                 builder.endpoints, statistics, losses));
         this.leaseTtl = builder.leaseTtl;
-    }
-
-    private EtcdLockStore etcd() {
-        return (EtcdLockStore) store();
     }
 
     /**
@@ -135,7 +131,7 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
      * @return the granted TTL, or {@code null} before the first session
      */
     public @Nullable Duration getGrantedLeaseTtl() {
-        return etcd().grantedTtl();
+        return store().grantedTtl();
     }
 
     /**
@@ -144,7 +140,7 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
      */
     @Override
     public void close() {
-        etcd().close();
+        store().close();
     }
 
     // ---- for tests -----------------------------------------------------------------------------
@@ -161,13 +157,13 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
 
     /** The lease of the live session, or 0 if there is none. */
     long liveLeaseId() {
-        return etcd().sessions().liveLeaseId();
+        return store().sessions().liveLeaseId();
     }
 
     /** Entries of this registry's sessions that own (or are writing, or releasing) a key. */
     int registeredEntries() {
         int count = 0;
-        for (QueueEntry entry : etcd().sessions().entries()) {
+        for (QueueEntry entry : store().sessions().entries()) {
             count++;
         }
         return count;
@@ -175,31 +171,31 @@ public final class EtcdLockRegistry extends CoreLockRegistry implements AutoClos
 
     /** Whether some thread is granting a session lease right now. */
     boolean sessionGrantInProgress() {
-        return etcd().sessions().grantInProgress();
+        return store().sessions().grantInProgress();
     }
 
     /** Keep-alive calls whose gRPC stream has not ended yet. */
     int openKeepAliveCalls() {
-        return etcd().sessions().openKeepAliveCalls();
+        return store().sessions().openKeepAliveCalls();
     }
 
     /** Runs {@code task} on the thread that deletes entries and watches etcd. */
     void runOnMaintenanceThread(Runnable task) {
-        etcd().runOnMaintenanceThread(task);
+        store().runOnMaintenanceThread(task);
     }
 
     /** Runs {@code task} on the thread that sends keep-alives and ends the session at its deadline. */
     void runOnSessionThread(Runnable task) {
-        etcd().runOnSessionThread(task);
+        store().runOnSessionThread(task);
     }
 
     /** Sweeps the session lease for ghost entries; see {@link EntryCleanup}. */
     void sweepForGhosts() {
-        etcd().sweepForGhosts();
+        store().sweepForGhosts();
     }
 
     EtcdKeyspace keyspace() {
-        return etcd().keyspace();
+        return store().keyspace();
     }
 
     /** Builds an {@link EtcdLockRegistry}. */

@@ -14,15 +14,15 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
-import io.github.distlock.core.LockStatistics;
-import io.github.distlock.core.Wait;
 import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.HoldLossListener;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreEvents;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -85,7 +85,7 @@ final class EtcdLockStore implements LockStore {
     private volatile boolean closed;
 
     EtcdLockStore(Client client, EtcdKeyspace keyspace, Duration leaseTtl, Duration requestTimeout,
-            String ownerIdentity, String endpoints, LockStatistics.Recorder statistics, HoldLossListener lossListener) {
+            String ownerIdentity, String endpoints, StoreEvents statistics, HoldLossListener lossListener) {
         this.client = client;
         this.keyspace = keyspace;
         this.ownerIdentity = ownerIdentity;
@@ -217,7 +217,8 @@ final class EtcdLockStore implements LockStore {
     }
 
     /** Revokes the lease, which deletes every entry of this store in etcd. Idempotent. */
-    void close() {
+    @Override
+    public void close() {
         if (this.closed) {
             return;
         }

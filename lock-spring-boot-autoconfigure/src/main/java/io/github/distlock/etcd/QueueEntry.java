@@ -20,11 +20,11 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
-import io.github.distlock.core.Wait;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.QueuedBehindSignal;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 
 /**

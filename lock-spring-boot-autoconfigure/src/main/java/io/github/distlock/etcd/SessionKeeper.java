@@ -8,9 +8,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.etcd.jetcd.Client;
-import io.github.distlock.core.LockStatistics;
-import io.github.distlock.core.Wait;
+import io.github.distlock.store.StoreEvents;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +39,7 @@ final class SessionKeeper {
 
     private final RaftTerms terms;
 
-    private final LockStatistics.Recorder statistics;
+    private final StoreEvents statistics;
 
     private final BackendFailures failures;
 
@@ -67,7 +67,7 @@ final class SessionKeeper {
      * that can block
      */
     SessionKeeper(Client client, long leaseTtlSeconds, long requestTimeoutNanos,
-            ScheduledExecutorService sessionScheduler, RaftTerms terms, LockStatistics.Recorder statistics,
+            ScheduledExecutorService sessionScheduler, RaftTerms terms, StoreEvents statistics,
             BackendFailures failures) {
         this.client = client;
         this.leaseTtlSeconds = leaseTtlSeconds;

@@ -15,10 +15,10 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
-import io.github.distlock.core.Wait;
 import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -2,12 +2,12 @@ package io.github.distlock.jdbc;
 
 import java.util.concurrent.TimeUnit;
 
-import io.github.distlock.core.Wait;
 import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.QueuedBehindSignal;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -16,10 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.distlock.core.LockStatistics;
-import io.github.distlock.core.Wait;
 import io.github.distlock.store.StoreCalls;
+import io.github.distlock.store.StoreEvents;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +54,7 @@ final class JdbcEntryRemovals {
     /** The store's scheduler, for retries; never blocks on the database. */
     private final ScheduledExecutorService maintenance;
 
-    private final LockStatistics.Recorder statistics;
+    private final StoreEvents statistics;
 
     private final AtomicInteger pendingRemovals = new AtomicInteger();
 
@@ -71,7 +71,7 @@ final class JdbcEntryRemovals {
     private volatile long nextIdleKeySweep = System.nanoTime();
 
     JdbcEntryRemovals(JdbcCalls calls, JdbcWakeups wakeups, ScheduledExecutorService maintenance,
-            LockStatistics.Recorder statistics) {
+            StoreEvents statistics) {
         this.calls = calls;
         this.wakeups = wakeups;
         this.maintenance = maintenance;

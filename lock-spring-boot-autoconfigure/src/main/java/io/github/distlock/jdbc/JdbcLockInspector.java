@@ -12,10 +12,10 @@ import java.util.Map;
 
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
-import io.github.distlock.core.Wait;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.LockListing;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -63,7 +63,7 @@ import org.jspecify.annotations.Nullable;
  * before their next renewal, which then reports their holds lost, as when the database loses an
  * entry (another process may hold the key meanwhile; the fence protects fenced resources).
  */
-public final class JdbcLockRegistry extends CoreLockRegistry implements AutoCloseable {
+public final class JdbcLockRegistry extends CoreLockRegistry<JdbcLockStore> implements AutoCloseable {
 
     /** Default prefix of the lock tables. */
     public static final String DEFAULT_TABLE_PREFIX = JdbcTables.DEFAULT_PREFIX;
@@ -134,7 +134,7 @@ public final class JdbcLockRegistry extends CoreLockRegistry implements AutoClos
 
     /** @return the store behind this registry (its session, for tests in this package) */
     JdbcLockStore jdbc() {
-        return (JdbcLockStore) store();
+        return store();
     }
 
     /** @return whether this registry's LISTEN is in effect (PostgreSQL), so that notifications reach it */

@@ -14,8 +14,6 @@ import javax.sql.DataSource;
 
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
-import io.github.distlock.core.LockStatistics;
-import io.github.distlock.core.Wait;
 import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.EntryValue;
@@ -23,7 +21,9 @@ import io.github.distlock.store.HoldLossListener;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreEvents;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,13 +80,13 @@ final class JdbcLockStore implements LockStore {
 
     private final String ownerIdentity;
 
-    private final LockStatistics.Recorder statistics;
+    private final StoreEvents statistics;
 
     private final HoldLossListener losses;
 
     JdbcLockStore(DataSource dataSource, String tablePrefix, @Nullable JdbcDialect dialect, Duration leaseTtl,
             Duration requestTimeout, @Nullable Duration pollInterval, boolean queuedBehindSignals, String ownerIdentity,
-            String where, LockStatistics.Recorder statistics, HoldLossListener losses) {
+            String where, StoreEvents statistics, HoldLossListener losses) {
         this.queuedBehindSignals = queuedBehindSignals;
         this.calls = new JdbcCalls(dataSource, tablePrefix, dialect, requestTimeout, where);
         this.maintenance = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("distlock-jdbc-maintenance"));
@@ -467,7 +467,8 @@ final class JdbcLockStore implements LockStore {
      * locks are free at once; holds still open report themselves lost and waiters fail.
      * The {@link DataSource} stays open.
      */
-    void close() {
+    @Override
+    public void close() {
         if (this.calls.isClosed()) {
             return;
         }

@@ -18,10 +18,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.github.distlock.core.LockStatistics;
-import io.github.distlock.core.Wait;
 import io.github.distlock.store.DaemonThreads;
+import io.github.distlock.store.StoreEvents;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +52,7 @@ final class JdbcSessionKeeper {
     /** The store's scheduler: renewals and deadline checks are due there; never blocks on the database. */
     private final ScheduledExecutorService maintenance;
 
-    private final LockStatistics.Recorder statistics;
+    private final StoreEvents statistics;
 
     private final String ownerIdentity;
 
@@ -92,7 +92,7 @@ final class JdbcSessionKeeper {
 
     /** Also schedules the renewals, every third of {@code leaseTtl}. */
     JdbcSessionKeeper(JdbcCalls calls, JdbcEntryRemovals removals, ScheduledExecutorService maintenance,
-            LockStatistics.Recorder statistics, String ownerIdentity, Duration leaseTtl) {
+            StoreEvents statistics, String ownerIdentity, Duration leaseTtl) {
         this.calls = calls;
         this.removals = removals;
         this.maintenance = maintenance;

@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 import io.github.distlock.InspectableLockRegistry;
-import io.github.distlock.core.LockStatistics;
+import io.github.distlock.LockStatistics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.github.distlock.core.Wait;
 import io.github.distlock.redis.RedisConnection.Connected;
 import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.EntryLostException;
@@ -12,6 +11,7 @@ import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.QueuedBehindSignal;
 import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 

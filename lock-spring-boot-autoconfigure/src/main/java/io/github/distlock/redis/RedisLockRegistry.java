@@ -64,7 +64,7 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Redis 5.0 or later</b> is needed: each connection the registry opens checks the server's
  * version, and connecting fails with a message naming it on an older server.
  */
-public final class RedisLockRegistry extends CoreLockRegistry implements AutoCloseable {
+public final class RedisLockRegistry extends CoreLockRegistry<RedisLockStore> implements AutoCloseable {
 
     /** Default prefix of every Redis name the registry writes. */
     public static final String DEFAULT_NAMESPACE = "distributed-lock:";
@@ -125,7 +125,7 @@ public final class RedisLockRegistry extends CoreLockRegistry implements AutoClo
 
     /** @return the store behind this registry (its session, for tests in this package) */
     RedisLockStore redis() {
-        return (RedisLockStore) store();
+        return store();
     }
 
     /** @return the lease TTL of the session and entry keys */

@@ -12,8 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -25,8 +25,6 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
-import io.github.distlock.core.LockStatistics;
-import io.github.distlock.core.Wait;
 import io.github.distlock.redis.RedisConnection.Connected;
 import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.EntryValue;
@@ -35,7 +33,9 @@ import io.github.distlock.store.LockListing;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreEvents;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisChannelHandler;
@@ -114,7 +114,7 @@ final class RedisLockStore implements LockStore {
 
     private final String where;
 
-    private final LockStatistics.Recorder statistics;
+    private final StoreEvents statistics;
 
     private final HoldLossListener losses;
 
@@ -156,7 +156,7 @@ final class RedisLockStore implements LockStore {
     private volatile boolean closed;
 
     RedisLockStore(AbstractRedisClient client, RedisKeyspace keyspace, Duration leaseTtl, Duration requestTimeout,
-            String ownerIdentity, String where, LockStatistics.Recorder statistics, HoldLossListener losses) {
+            String ownerIdentity, String where, StoreEvents statistics, HoldLossListener losses) {
         this.client = client;
         this.keyspace = keyspace;
         this.ttlNanos = leaseTtl.toNanos();
@@ -653,7 +653,8 @@ final class RedisLockStore implements LockStore {
      * Ends every entry of this store in Redis (so its locks are free at once) and closes its
      * connections; holds still open report themselves lost and waiters fail. The client stays open.
      */
-    void close() {
+    @Override
+    public void close() {
         if (this.closed) {
             return;
         }

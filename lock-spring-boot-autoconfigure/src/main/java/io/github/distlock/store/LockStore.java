@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
-import io.github.distlock.core.Wait;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -136,4 +135,11 @@ public interface LockStore {
 
     /** @return whether the store was closed */
     boolean isClosed();
+
+    /**
+     * Ends this store's session, which frees every entry it holds at once (removals not yet
+     * confirmed included); holds still open report themselves lost and waiters fail. Leaves a
+     * client the application gave the store open. Idempotent.
+     */
+    void close();
 }

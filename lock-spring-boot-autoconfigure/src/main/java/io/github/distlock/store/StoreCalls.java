@@ -9,8 +9,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.github.distlock.core.Wait;
-
 /** Waiting for a store client's asynchronous call within a {@link Wait}, whatever the client's own timeouts. */
 public final class StoreCalls {
 

@@ -1,6 +1,5 @@
 package io.github.distlock.store;
 
-import io.github.distlock.core.Wait;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -6,13 +6,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import io.github.distlock.core.Wait;
 import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.EntryLostException;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.LockKeys;
 import io.github.distlock.store.QueuedBehindSignal;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;

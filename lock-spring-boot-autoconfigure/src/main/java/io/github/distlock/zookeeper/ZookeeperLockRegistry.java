@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * After a session expired, later acquisitions use the client's new session.
  * {@link #close()} deletes this registry's entries; the client is not closed.
  */
-public final class ZookeeperLockRegistry extends CoreLockRegistry implements AutoCloseable {
+public final class ZookeeperLockRegistry extends CoreLockRegistry<ZookeeperLockStore> implements AutoCloseable {
 
     /** Default namespace: the znode under which all lock nodes live. */
     public static final String DEFAULT_NAMESPACE = "/distributed-lock";
@@ -65,7 +65,7 @@ public final class ZookeeperLockRegistry extends CoreLockRegistry implements Aut
 
     /** @return the store behind this registry (its session, for tests in this package) */
     ZookeeperLockStore zookeeper() {
-        return (ZookeeperLockStore) store();
+        return store();
     }
 
     /** @return the session timeout ZooKeeper granted the current session, or {@code null} before the first */

@@ -1,17 +1,17 @@
 package io.github.distlock.zookeeper;
 
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.TreeMap;
-import java.security.SecureRandom;
-import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -25,8 +25,6 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.distlock.LockSnapshot;
 import io.github.distlock.NamespaceSnapshot;
-import io.github.distlock.core.LockStatistics;
-import io.github.distlock.core.Wait;
 import io.github.distlock.store.DaemonThreads;
 import io.github.distlock.store.EntryValue;
 import io.github.distlock.store.HoldLossListener;
@@ -35,7 +33,9 @@ import io.github.distlock.store.LockListing;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreCalls;
 import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.StoreEvents;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
@@ -104,7 +104,7 @@ final class ZookeeperLockStore implements LockStore {
 
     private final String where;
 
-    private final LockStatistics.Recorder statistics;
+    private final StoreEvents statistics;
 
     private final HoldLossListener losses;
 
@@ -150,7 +150,7 @@ final class ZookeeperLockStore implements LockStore {
     private final AtomicBoolean grantedTimeoutReported = new AtomicBoolean();
 
     ZookeeperLockStore(CuratorFramework client, ZookeeperKeyspace keyspace, Duration requestTimeout,
-            String ownerIdentity, String where, LockStatistics.Recorder statistics, HoldLossListener losses) {
+            String ownerIdentity, String where, StoreEvents statistics, HoldLossListener losses) {
         this.client = client;
         this.keyspace = keyspace;
         this.requestTimeoutNanos = requestTimeout.toNanos();
@@ -797,7 +797,8 @@ final class ZookeeperLockStore implements LockStore {
      * Deletes this registry's entries (so its locks are free at once); holds still open report
      * themselves lost and waiters fail. The client stays open: it is the application's.
      */
-    void close() {
+    @Override
+    public void close() {
         if (this.closed) {
             return;
         }

@@ -17,6 +17,7 @@ import io.github.distlock.LockLostException;
 import io.github.distlock.store.HoldLossListener;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +43,7 @@ class LocalHandoffRaceTests {
 
     private final ScriptedStore store = new ScriptedStore();
 
-    private final LockStatistics.Recorder statistics = LockStatistics.recorder();
+    private final LockCounters statistics = new LockCounters();
 
     private final List<LockLoss> losses = new CopyOnWriteArrayList<>();
 

@@ -11,6 +11,7 @@ import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.store.StoreEntry;
 import io.github.distlock.store.StoreUnavailableException;
+import io.github.distlock.store.Wait;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,7 +30,7 @@ class LockCoreStoreFailureTests {
 
     @Test
     void untimedUnfairAcquisitionsBehindEachOtherGiveUpAfterOneRequestTimeout() throws Exception {
-        LockCore core = new LockCore(new DownStore(), LockStatistics.recorder(), "test-process", LocalHandoff.DEFAULT);
+        LockCore core = new LockCore(new DownStore(), new LockCounters(), "test-process", LocalHandoff.DEFAULT);
         long start = System.nanoTime();
         List<CompletableFuture<Duration>> failures = new ArrayList<>();
         for (int i = 0; i < THREADS; i++) {

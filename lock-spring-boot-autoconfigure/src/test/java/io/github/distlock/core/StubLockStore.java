@@ -81,4 +81,8 @@ abstract class StubLockStore implements LockStore {
     public boolean isClosed() {
         return false;
     }
+
+    @Override
+    public void close() {
+    }
 }

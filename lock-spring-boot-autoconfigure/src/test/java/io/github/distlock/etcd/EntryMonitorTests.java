@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import com.google.protobuf.ByteString;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
-import io.github.distlock.core.Wait;
+import io.github.distlock.store.Wait;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -5,7 +5,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import io.etcd.jetcd.Client;
-import io.github.distlock.core.LockStatistics;
+import io.github.distlock.core.LockCounters;
 import io.github.distlock.store.AbstractLockStoreContractTests;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.StoreEntry;
@@ -42,7 +42,7 @@ class EtcdLockStoreContractIntegrationTests extends AbstractLockStoreContractTes
 
     private EtcdLockStore store(Client client, EtcdKeyspace keyspace, String owner) {
         return new EtcdLockStore(client, keyspace, Duration.ofSeconds(5), Duration.ofSeconds(5), owner,
-                String.valueOf(etcd.clientEndpoints()), LockStatistics.recorder(), lossListener());
+                String.valueOf(etcd.clientEndpoints()), new LockCounters(), lossListener());
     }
 
     @AfterEach

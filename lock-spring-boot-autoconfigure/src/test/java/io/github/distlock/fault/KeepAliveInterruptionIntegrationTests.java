@@ -10,7 +10,7 @@ import java.util.function.Consumer;
 import io.etcd.jetcd.Client;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockLostException;
-import io.github.distlock.core.LockStatistics;
+import io.github.distlock.LockStatistics;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.testsupport.EtcdClusterExtension;
 import io.github.distlock.testsupport.FaultInjectionTest;

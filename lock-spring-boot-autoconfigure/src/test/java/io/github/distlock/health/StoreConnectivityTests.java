@@ -7,7 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.distlock.InspectableLockRegistry;
-import io.github.distlock.core.LockStatistics;
+import io.github.distlock.core.LockCounters;
 import io.github.distlock.health.StoreConnectivity.Connection;
 import io.github.distlock.health.StoreConnectivity.State;
 import org.junit.jupiter.api.Test;
@@ -24,7 +24,7 @@ class StoreConnectivityTests {
 
     private final List<CompletableFuture<Void>> attempts = new CopyOnWriteArrayList<>();
 
-    private final LockStatistics.Recorder statistics = LockStatistics.recorder();
+    private final LockCounters statistics = new LockCounters();
 
     private final StoreConnectivity connectivity = new StoreConnectivity(registry());
 

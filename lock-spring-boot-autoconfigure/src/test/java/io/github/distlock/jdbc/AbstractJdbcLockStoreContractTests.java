@@ -13,7 +13,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockAcquisitionException;
 import io.github.distlock.core.Fences;
-import io.github.distlock.core.LockStatistics;
+import io.github.distlock.core.LockCounters;
 import io.github.distlock.store.AbstractLockStoreContractTests;
 import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.LockStore;
@@ -57,7 +57,7 @@ abstract class AbstractJdbcLockStoreContractTests extends AbstractLockStoreContr
 
     private JdbcLockStore store(HikariDataSource dataSource, String prefix, String owner) {
         return new JdbcLockStore(dataSource, prefix, null, Duration.ofSeconds(6), Duration.ofSeconds(5), null, false, owner,
-                database().kind() + " database", LockStatistics.recorder(), lossListener());
+                database().kind() + " database", new LockCounters(), lossListener());
     }
 
     @AfterEach

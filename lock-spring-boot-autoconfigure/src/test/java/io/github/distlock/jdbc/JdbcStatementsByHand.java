@@ -3,7 +3,7 @@ package io.github.distlock.jdbc;
 import java.sql.SQLException;
 import java.time.Duration;
 
-import io.github.distlock.core.Wait;
+import io.github.distlock.store.Wait;
 
 /**
  * A registry's own PostgreSQL statements for one uncontended acquisition and release of a free key,

@@ -116,7 +116,7 @@ class PostgresLocalHandoffIntegrationTests extends AbstractLocalHandoffIntegrati
      * listening with its first entry.
      */
     @Override
-    protected void lockUntilLingering(CoreLockRegistry registry, String key) throws Exception {
+    protected void lockUntilLingering(CoreLockRegistry<?> registry, String key) throws Exception {
         FencedLock lock = registry.obtain(key);
         lock.lock();
         lock.unlock();

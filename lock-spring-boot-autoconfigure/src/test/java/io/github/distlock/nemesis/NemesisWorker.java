@@ -87,7 +87,7 @@ public final class NemesisWorker {
 
     private final Settings settings;
 
-    private final CoreLockRegistry registry;
+    private final CoreLockRegistry<?> registry;
 
     private final HistoryWriter history;
 
@@ -106,7 +106,7 @@ public final class NemesisWorker {
 
     private volatile boolean stopping;
 
-    private NemesisWorker(Settings settings, CoreLockRegistry registry, HistoryWriter history) {
+    private NemesisWorker(Settings settings, CoreLockRegistry<?> registry, HistoryWriter history) {
         this.settings = settings;
         this.registry = registry;
         this.history = history;
@@ -137,7 +137,7 @@ public final class NemesisWorker {
         TestStore store = TestStore.open(settings.store());
         LocalHandoff handoff = settings.handoff() ? new LocalHandoff(Duration.ofMillis(20), Duration.ofMillis(50))
                 : LocalHandoff.DISABLED;
-        CoreLockRegistry registry = store.registry(settings.namespace(), settings.ttl(), settings.id(), handoff);
+        CoreLockRegistry<?> registry = store.registry(settings.namespace(), settings.ttl(), settings.id(), handoff);
         HistoryWriter history = HistoryWriter.open(settings.historyDir().resolve(settings.id() + ".history"));
         NemesisWorker worker = new NemesisWorker(settings, registry, history);
         registry.addLossListener((loss) -> history.record(new LossReport(System.nanoTime(), settings.id(), loss.key(),

@@ -60,7 +60,7 @@ class RedisNemesisStoreIntegrationTests {
         TcpProxy sentinelProxy = this.proxies.get(2);
         this.worker = TestStore.open(this.store.spec(this.proxies.stream().map((proxy) -> "127.0.0.1:" + proxy.port())
             .toList()));
-        CoreLockRegistry registry = this.worker.registry(RedisNemesisStore.NAMESPACE, TTL, "w1");
+        CoreLockRegistry<?> registry = this.worker.registry(RedisNemesisStore.NAMESPACE, TTL, "w1");
 
         assertThat(acquireAndRelease(registry, "before", 30)).as("granted with every proxy forwarding").isTrue();
         // The client asked the Sentinel, then connected to the primary it named (m0 at the start), through both proxies.
@@ -109,7 +109,7 @@ class RedisNemesisStoreIntegrationTests {
     }
 
     /** @return whether {@code key} was granted within {@code seconds} (then released at once) */
-    private static boolean acquireAndRelease(CoreLockRegistry registry, String key, long seconds)
+    private static boolean acquireAndRelease(CoreLockRegistry<?> registry, String key, long seconds)
             throws InterruptedException {
         FencedLock lock = registry.obtain(key, true);
         boolean granted;

@@ -10,9 +10,10 @@ import java.util.concurrent.TimeUnit;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LockLostException;
 import io.github.distlock.LockSnapshot;
-import io.github.distlock.core.Fences;
-import io.github.distlock.core.Wait;
 import io.github.distlock.NamespaceSnapshot;
+import io.github.distlock.core.Fences;
+import io.github.distlock.core.LockCounters;
+import io.github.distlock.store.Wait;
 import io.github.distlock.testsupport.BackgroundAcquirer;
 import io.github.distlock.testsupport.LostHolds;
 import io.github.distlock.testsupport.RedisServerExtension;
@@ -420,7 +421,7 @@ class RedisLockRegistryIntegrationTests {
 
     private static RedisLockStore bareStore(RedisClient client, String namespace, Duration ttl) {
         return new RedisLockStore(client, new RedisKeyspace(namespace), ttl, Duration.ofSeconds(5), "owner", "Redis",
-                io.github.distlock.core.LockStatistics.recorder(), (entry, reason) -> {
+                new io.github.distlock.core.LockCounters(), (entry, reason) -> {
                 });
     }
 

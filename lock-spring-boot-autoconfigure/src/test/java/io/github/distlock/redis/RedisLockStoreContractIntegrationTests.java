@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
-import io.github.distlock.core.LockStatistics;
+import io.github.distlock.core.LockCounters;
 import io.github.distlock.store.AbstractLockStoreContractTests;
 import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.LockStore;
@@ -60,7 +60,7 @@ class RedisLockStoreContractIntegrationTests extends AbstractLockStoreContractTe
 
     private RedisLockStore store(RedisClient redisClient, RedisKeyspace keyspace, String owner) {
         return new RedisLockStore(redisClient, keyspace, Duration.ofSeconds(6), Duration.ofSeconds(5), owner,
-                "Redis at " + redis.uri(), LockStatistics.recorder(), lossListener());
+                "Redis at " + redis.uri(), new LockCounters(), lossListener());
     }
 
     @AfterEach

@@ -20,7 +20,7 @@ public final class LostHolds {
      * @param lock a lock the current thread held when its session ended
      * @param registry the registry that gave out {@code lock}
      */
-    public static void assertReadsAsLostAndIsCountedOnce(FencedLock lock, CoreLockRegistry registry) {
+    public static void assertReadsAsLostAndIsCountedOnce(FencedLock lock, CoreLockRegistry<?> registry) {
         assertThat(lock.isLockedByCurrentThread()).as("held after its session was lost").isFalse();
         assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
         assertThat(registry.getStatistics().getHoldsLost()).as("holds lost").isEqualTo(1);

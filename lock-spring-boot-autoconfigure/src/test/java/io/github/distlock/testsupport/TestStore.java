@@ -114,7 +114,7 @@ public abstract class TestStore implements AutoCloseable {
      * @param owner the owner identity
      * @return the registry
      */
-    public CoreLockRegistry registry(String namespace, Duration ttl, String owner) {
+    public CoreLockRegistry<?> registry(String namespace, Duration ttl, String owner) {
         return registry(namespace, ttl, owner, LocalHandoff.DEFAULT);
     }
 
@@ -126,8 +126,8 @@ public abstract class TestStore implements AutoCloseable {
      * @param handoff the pass window and the linger
      * @return the registry
      */
-    public CoreLockRegistry registry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
-        CoreLockRegistry registry = newRegistry(namespace, ttl, owner, handoff);
+    public CoreLockRegistry<?> registry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
+        CoreLockRegistry<?> registry = newRegistry(namespace, ttl, owner, handoff);
         this.registries.add((AutoCloseable) registry);
         return registry;
     }
@@ -181,7 +181,7 @@ public abstract class TestStore implements AutoCloseable {
      */
     public abstract long entries(String namespace, String key);
 
-    protected abstract CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner,
+    protected abstract CoreLockRegistry<?> newRegistry(String namespace, Duration ttl, String owner,
             LocalHandoff handoff);
 
     protected abstract void closeClient();
@@ -243,7 +243,7 @@ public abstract class TestStore implements AutoCloseable {
         }
 
         @Override
-        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
+        protected CoreLockRegistry<?> newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
             return EtcdLockRegistry.builder(this.client).namespace(namespace).leaseTtl(ttl).ownerIdentity(owner)
                 .endpoints(this.endpoints).localHandoff(handoff).build();
         }
@@ -328,7 +328,7 @@ public abstract class TestStore implements AutoCloseable {
         }
 
         @Override
-        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
+        protected CoreLockRegistry<?> newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
             return RedisLockRegistry.builder(this.client).namespace(namespace).leaseTtl(ttl).ownerIdentity(owner)
                 .description("Redis at " + this.uri).localHandoff(handoff).build();
         }
@@ -407,7 +407,7 @@ public abstract class TestStore implements AutoCloseable {
         }
 
         @Override
-        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
+        protected CoreLockRegistry<?> newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
             CuratorFramework registryClient = startedClient(this.connectString, (int) ttl.toMillis());
             this.registryClients.add(registryClient);
             return ZookeeperLockRegistry.builder(registryClient).namespace(namespace).ownerIdentity(owner)
@@ -496,7 +496,7 @@ public abstract class TestStore implements AutoCloseable {
         }
 
         @Override
-        protected CoreLockRegistry newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
+        protected CoreLockRegistry<?> newRegistry(String namespace, Duration ttl, String owner, LocalHandoff handoff) {
             HikariDataSource registryPool = pool(owner);
             this.registryPools.add(registryPool);
             initializeSchema(registryPool, namespace);

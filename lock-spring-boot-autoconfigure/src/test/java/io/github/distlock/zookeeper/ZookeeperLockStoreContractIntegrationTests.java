@@ -3,7 +3,7 @@ package io.github.distlock.zookeeper;
 import java.time.Duration;
 import java.util.UUID;
 
-import io.github.distlock.core.LockStatistics;
+import io.github.distlock.core.LockCounters;
 import io.github.distlock.store.AbstractLockStoreContractTests;
 import io.github.distlock.store.AbstractStoreEntry;
 import io.github.distlock.store.LockStore;
@@ -51,9 +51,9 @@ class ZookeeperLockStoreContractIntegrationTests extends AbstractLockStoreContra
         this.client = ZookeeperTestClients.started(zookeeper.ensemble());
         this.peerClient = ZookeeperTestClients.started(zookeeper.ensemble());
         this.store = new ZookeeperLockStore(this.client, keyspace, Duration.ofSeconds(5), "store",
-                zookeeper.ensemble().toString(), LockStatistics.recorder(), lossListener());
+                zookeeper.ensemble().toString(), new LockCounters(), lossListener());
         this.peerStore = new ZookeeperLockStore(this.peerClient, keyspace, Duration.ofSeconds(5), "peer",
-                zookeeper.ensemble().toString(), LockStatistics.recorder(), lossListener());
+                zookeeper.ensemble().toString(), new LockCounters(), lossListener());
     }
 
     @AfterEach

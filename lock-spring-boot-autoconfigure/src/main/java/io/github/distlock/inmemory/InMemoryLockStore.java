@@ -1,4 +1,4 @@
-package io.github.distlock;
+package io.github.distlock.inmemory;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -16,14 +16,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.distlock.core.Wait;
+import io.github.distlock.LockSnapshot;
+import io.github.distlock.NamespaceSnapshot;
 import io.github.distlock.store.LockStore;
 import io.github.distlock.store.QueuedBehindSignal;
 import io.github.distlock.store.StoreEntry;
+import io.github.distlock.store.Wait;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link LockStore} of {@link InMemoryLockRegistry}: a first-in first-out queue of entries per
+ * The {@link LockStore} of {@link io.github.distlock.InMemoryLockRegistry}: a first-in first-out queue of entries per
  * key, in this JVM. The session never ends and no call fails, so holds are never lost.
  *
  * <p>Invariant: a key's queue is mapped exactly while it has entries, and is changed only inside
@@ -32,7 +34,10 @@ import org.jspecify.annotations.Nullable;
  * after a queue is removed). The head of a queue owns the key; removing the head hands the turn to
  * the next entry alone, so a release wakes one waiter.
  */
-final class InMemoryLockStore implements LockStore {
+public final class InMemoryLockStore implements LockStore {
+
+    /** How in-memory holds name their owner: every hold is of this JVM. */
+    public static final String OWNER = "in-memory";
 
     /** What the in-memory store calls its namespace: its locks are this registry's alone. */
     static final String NAMESPACE = "in-memory";
@@ -44,10 +49,8 @@ final class InMemoryLockStore implements LockStore {
 
     private final AtomicLong fences = new AtomicLong();
 
-    private final String owner;
-
-    InMemoryLockStore(String owner) {
-        this.owner = owner;
+    /** Creates an empty store whose entries name {@link #OWNER} as their owner. */
+    public InMemoryLockStore() {
     }
 
     @Override
@@ -113,7 +116,7 @@ final class InMemoryLockStore implements LockStore {
     }
 
     /** @return the keys that have entries */
-    Set<String> keys() {
+    public Set<String> keys() {
         return this.queues.keySet();
     }
 
@@ -144,6 +147,11 @@ final class InMemoryLockStore implements LockStore {
     @Override
     public boolean isClosed() {
         return false;
+    }
+
+    /** Nothing to end: the store lives as long as its registry, which has no {@code close()}. */
+    @Override
+    public void close() {
     }
 
     private final class MemoryEntry implements StoreEntry {
@@ -181,12 +189,12 @@ final class InMemoryLockStore implements LockStore {
 
         /** How errors and {@code getHolder()} name the entry's writer: {@code owner/thread}, as for every store. */
         String name() {
-            return LockSnapshot.Entry.describe(InMemoryLockStore.this.owner, this.thread);
+            return LockSnapshot.Entry.describe(OWNER, this.thread);
         }
 
         /** The fence is drawn before the entry is queued, so an entry seen in a queue has its own. */
         LockSnapshot.Entry describe() {
-            return new LockSnapshot.Entry(InMemoryLockStore.this.owner, this.thread, this.fence, this.queuedAt,
+            return new LockSnapshot.Entry(OWNER, this.thread, this.fence, this.queuedAt,
                     NAMESPACE, null);
         }
 

@@ -1,4 +1,4 @@
-package io.github.distlock.core;
+package io.github.distlock.store;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;

@@ -1,4 +1,4 @@
-package io.github.distlock;
+package io.github.distlock.inmemory;
 
 import io.github.distlock.store.AbstractLockStoreContractTests;
 import io.github.distlock.store.LockStore;
@@ -7,7 +7,7 @@ import io.github.distlock.store.StoreEntry;
 /** The in-memory store against the store contract; its holds and its session cannot be lost. */
 class InMemoryLockStoreContractTests extends AbstractLockStoreContractTests {
 
-    private final InMemoryLockStore store = new InMemoryLockStore(InMemoryLockRegistry.OWNER);
+    private final InMemoryLockStore store = new InMemoryLockStore();
 
     @Override
     protected LockStore store() {

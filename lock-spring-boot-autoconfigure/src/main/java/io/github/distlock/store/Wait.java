@@ -1,4 +1,4 @@
-package io.github.distlock.core;
+package io.github.distlock.store;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
