@@ -10,7 +10,9 @@ import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
+import io.github.distlock.aop.LockOperation.KeyPart;
 import org.springframework.expression.Expression;
+import org.springframework.expression.spel.ExpressionState;
 
 /**
  * Evaluates the key of a {@code @DistributedLock} call from its already parsed expression.
@@ -54,7 +56,7 @@ final class LockKeyResolver {
      * @return the key, never empty
      * @throws IllegalArgumentException if the expression throws, or yields {@code null}, an empty
      * string, or a value whose text is its identity (an array, an object without its own
-     * {@code toString()})
+     * {@code toString()}), or if a read it concatenates is {@code null} or an empty string
      */
     String resolve(LockOperation operation, @Nullable Object target, Class<?> targetClass, @Nullable Object[] args) {
         Expression expression = operation.keyExpression();
@@ -87,7 +89,27 @@ final class LockKeyResolver {
                     + operation.description() + " evaluated to " + ((key == null) ? "null" : "an empty string")
                     + parameterNameHint(method));
         }
+        checkConcatenatedReads(operation, context, expression, key);
         return key;
+    }
+
+    /** See {@code LockOperationParser.collectConcatenatedReads}: a missing part would give every such call one key. */
+    private static void checkConcatenatedReads(LockOperation operation, MethodBasedEvaluationContext context,
+            Expression expression, String key) {
+        if (operation.keyParts().isEmpty()) {
+            return;
+        }
+        ExpressionState state = new ExpressionState(context);
+        for (KeyPart part : operation.keyParts()) {
+            Object value = part.node().getValue(state);
+            if (value == null || "".equals(value)) {
+                String missing = (value == null) ? "null" : "an empty string";
+                throw new IllegalArgumentException("Lock key '" + expression.getExpressionString() + "' of "
+                        + operation.description() + ": " + part.text() + " is " + missing + ", so the key is '" + key
+                        + "', one lock shared by every call without it; pass a value, or write (" + part.text()
+                        + " ?: 'none') if such calls should share one lock");
+            }
+        }
     }
 
     private static String describe(Class<?> type) {

@@ -2,26 +2,38 @@ package io.github.distlock.aop;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 import io.github.distlock.annotation.OnLockLost;
 import io.github.distlock.annotation.OnTimeout;
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.Expression;
+import org.springframework.expression.spel.SpelNode;
 
 /**
  * What {@code @DistributedLock} asks for on one method, parsed and validated once.
  * @param method the annotated method (the most specific one, on the target class)
  * @param description the method as named in messages
  * @param keyExpression the parsed key expression, or {@code null} for one lock per method
+ * @param keyParts the values the key concatenates that are read from the call (variables and their
+ * properties): each must be there, or every call missing it would share one key
  * @param methodKey the key used when {@code keyExpression} is {@code null}
  * @param fair whether to wait fairly
  * @param waitTimeout how long to wait
  * @param onTimeout what to do on timeout
  * @param onLockLost how to report a lost lock
  */
-record LockOperation(Method method, String description, @Nullable Expression keyExpression, String methodKey,
-        boolean fair, Duration waitTimeout, OnTimeout onTimeout, OnLockLost onLockLost) {
+record LockOperation(Method method, String description, @Nullable Expression keyExpression, List<KeyPart> keyParts,
+        String methodKey, boolean fair, Duration waitTimeout, OnTimeout onTimeout, OnLockLost onLockLost) {
+
+    /**
+     * A read that a key concatenates, such as {@code #jobId} in {@code 'job:' + #jobId}.
+     * @param text the read as written in the key
+     * @param node the read, evaluated on its own in the call's context
+     */
+    record KeyPart(String text, SpelNode node) {
+    }
 
     /**
      * Returns whether calls of a method can be skipped: their callers expect no value, or an

@@ -4,6 +4,7 @@ import java.beans.PropertyDescriptor;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -17,6 +18,7 @@ import java.util.stream.Collectors;
 
 import io.github.distlock.annotation.DistributedLock;
 import io.github.distlock.annotation.OnTimeout;
+import io.github.distlock.aop.LockOperation.KeyPart;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.convert.DurationStyle;
@@ -32,9 +34,11 @@ import org.springframework.expression.spel.ast.CompoundExpression;
 import org.springframework.expression.spel.ast.FunctionReference;
 import org.springframework.expression.spel.ast.Indexer;
 import org.springframework.expression.spel.ast.InlineMap;
+import org.springframework.expression.spel.ast.Literal;
 import org.springframework.expression.spel.ast.MethodReference;
 import org.springframework.expression.spel.ast.OpDec;
 import org.springframework.expression.spel.ast.OpInc;
+import org.springframework.expression.spel.ast.OpPlus;
 import org.springframework.expression.spel.ast.Projection;
 import org.springframework.expression.spel.ast.PropertyOrFieldReference;
 import org.springframework.expression.spel.ast.Selection;
@@ -92,13 +96,15 @@ final class LockOperationParser {
         checkInterceptable(method, description);
         checkReturnType(method, annotation, description);
         Expression keyExpression = parseKey(annotation.key(), description);
+        List<KeyPart> keyParts = new ArrayList<>();
         if (keyExpression instanceof SpelExpression spel) {
             checkKeyVariables(method, spel.getAST(), true, false, annotation.key(), description);
+            collectConcatenatedReads(spel.getAST(), keyParts);
         }
         Duration waitTimeout = parseWaitTimeout(annotation.waitTimeout(), description);
         String methodKey = method.getDeclaringClass().getName() + "." + method.getName();
-        return new LockOperation(method, description, keyExpression, methodKey, annotation.fair(), waitTimeout,
-                annotation.onTimeout(), annotation.onLockLost());
+        return new LockOperation(method, description, keyExpression, List.copyOf(keyParts), methodKey, annotation.fair(),
+                waitTimeout, annotation.onTimeout(), annotation.onLockLost());
     }
 
     private void checkInterceptable(Method method, String description) {
@@ -139,6 +145,48 @@ final class LockOperationParser {
             throw invalid(description, "key '" + key + "' is not a valid SpEL expression: " + ex.getMessage()
                     + " (a constant key is a string literal, for example \"'nightly-report'\")", ex);
         }
+    }
+
+    /**
+     * SpEL concatenates {@code null} as the text {@code null} (and an empty string as nothing), so
+     * {@code 'job:' + #jobId} gives every call without a job id the key {@code job:null}: one lock
+     * for all of them, silently. The reads such a key concatenates at its top level are kept to be
+     * checked on each call. Only plain reads (variables, their properties and indexes): evaluating
+     * them again has no effect, and a part that is not one (a method call, {@code #jobId ?: 'none'},
+     * a ternary) decides itself what a missing value becomes. Operands of a nested operator other
+     * than {@code +} are not taken either, since that operator may not evaluate them.
+     * @param node the key's root, or a concatenation in it
+     * @param parts where the reads go
+     */
+    private static void collectConcatenatedReads(SpelNode node, List<KeyPart> parts) {
+        if (!(node instanceof OpPlus) || node.getChildCount() != 2) {
+            return;
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            SpelNode operand = node.getChild(i);
+            if (operand instanceof OpPlus) {
+                collectConcatenatedReads(operand, parts);
+            }
+            else if (isPlainRead(operand)) {
+                parts.add(new KeyPart(operand.toStringAST(), operand));
+            }
+        }
+    }
+
+    private static boolean isPlainRead(SpelNode node) {
+        if (node instanceof VariableReference || node instanceof PropertyOrFieldReference) {
+            return true;
+        }
+        if (node instanceof CompoundExpression || node instanceof Indexer) {
+            for (int i = 0; i < node.getChildCount(); i++) {
+                SpelNode child = node.getChild(i);
+                if (!(child instanceof Literal) && !isPlainRead(child)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     /**

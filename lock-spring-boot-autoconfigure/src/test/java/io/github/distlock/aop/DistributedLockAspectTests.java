@@ -3,6 +3,7 @@ package io.github.distlock.aop;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,12 +22,12 @@ import io.github.distlock.annotation.OnTimeout;
 import io.github.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -92,6 +93,36 @@ class DistributedLockAspectTests {
                 .withMessageContaining("evaluated to an empty string");
             assertThat(registry(context).journal()).isEmpty();
             assertThat(orders.calls()).isEqualTo(0);
+        });
+    }
+
+    /**
+     * SpEL concatenates null as "null": the README's own pattern would lock every call without an
+     * order id on "order:null", one lock for all of them.
+     */
+    @Test
+    void keyConcatenatingAMissingValueFailsTheCallNamingIt() {
+        this.contextRunner.run((context) -> {
+            Orders orders = orders(context);
+            assertThatIllegalArgumentException().isThrownBy(() -> orders.ship(null))
+                .withMessageContaining("Lock key ''order:' + #orderId' of " + Orders.class.getName() + ".ship(String)")
+                .withMessageContaining("#orderId is null, so the key is 'order:null'")
+                .withMessageContaining("(#orderId ?: 'none')");
+            assertThatIllegalArgumentException().isThrownBy(() -> orders.ship(""))
+                .withMessageContaining("#orderId is an empty string, so the key is 'order:'");
+            assertThatIllegalArgumentException().isThrownBy(() -> orders.byJob(Map.of("tenant", "acme")))
+                .withMessageContaining("#job['id'] is null, so the key is 'acme/job:null'");
+            assertThatIllegalArgumentException().isThrownBy(() -> orders.byJob(Map.of("id", "7")))
+                .withMessageContaining("#job['tenant'] is null");
+            assertThat(registry(context).journal()).isEmpty();
+            assertThat(orders.calls()).isEqualTo(0);
+
+            assertThat(orders.byJob(Map.of("tenant", "acme", "id", "7"))).isEqualTo("acme/job:7");
+            assertThat(orders.ship("42")).isEqualTo("order:42");
+            // Where a missing value is meant to share one lock, the key says so.
+            assertThat(orders.byJobOrNone(null)).isEqualTo("job:none");
+            assertThat(orders.byJobIfAny(null)).isEqualTo("job:any");
+            assertThat(orders.byJobText(null)).isEqualTo("job:null");
         });
     }
 
@@ -468,6 +499,27 @@ class DistributedLockAspectTests {
         @DistributedLock(key = "#id")
         public void byId(String id) {
             this.calls.incrementAndGet();
+        }
+
+        @DistributedLock(key = "#job['tenant'] + '/job:' + #job['id']")
+        public String byJob(Map<String, String> job) {
+            this.calls.incrementAndGet();
+            return LockContext.current().getKey();
+        }
+
+        @DistributedLock(key = "'job:' + (#jobId ?: 'none')")
+        public String byJobOrNone(String jobId) {
+            return LockContext.current().getKey();
+        }
+
+        @DistributedLock(key = "#jobId != null ? 'job:' + #jobId : 'job:any'")
+        public String byJobIfAny(String jobId) {
+            return LockContext.current().getKey();
+        }
+
+        @DistributedLock(key = "'job:' + T(java.util.Objects).toString(#jobId)")
+        public String byJobText(String jobId) {
+            return LockContext.current().getKey();
         }
 
         public int calls() {
