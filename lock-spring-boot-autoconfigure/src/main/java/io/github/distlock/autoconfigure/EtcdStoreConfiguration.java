@@ -77,7 +77,7 @@ class EtcdStoreConfiguration {
             awaitConnected(registry, etcd, endpoints);
             return registry;
         }
-        BackgroundConnect.connect(registry, "etcd", logger);
+        BackgroundConnect.connect(registry, endpoints.isEmpty() ? "etcd" : "etcd at " + endpoints, logger);
         return registry;
     }
 

@@ -26,6 +26,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A Spring Boot application whose etcd is unreachable when it starts: by default it starts, every
@@ -58,8 +59,11 @@ class UnreachableAtStartupApplicationIntegrationTests {
     }
 
     @Test
-    void applicationStartsAndLockedCallsFailWithinTheirWaitTimeoutUntilEtcdIsReachable() {
+    void applicationStartsAndLockedCallsFailWithinTheirWaitTimeoutUntilEtcdIsReachable(CapturedOutput output) {
         try (ConfigurableApplicationContext context = start(false)) {
+            // The start-up WARN says where etcd was looked for, as the other stores' do.
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(output)
+                .contains("etcd at [" + this.proxy.endpoint() + "] is not reachable yet; locks will connect on first use"));
             Inventory inventory = context.getBean(Inventory.class);
             long called = System.nanoTime();
             assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> inventory.reserve("apple"))
