@@ -396,6 +396,16 @@ final class JdbcLockStore implements LockStore {
         return this.calls;
     }
 
+    /**
+     * The database's clock says {@code session} has expired, before its renewal was due here (the
+     * clock moved ahead): any process may end it and take its keys, so it ends here too, and the
+     * next acquisition starts a new one.
+     */
+    void sessionExpiredInTheDatabase(JdbcSession session) {
+        this.keeper.loseSession(session, "its session had expired by the database's clock before its renewal was "
+                + "due (the database's clock moved ahead)");
+    }
+
     void track(JdbcEntry entry) {
         entry.session.entries.add(entry);
         // Checked after adding: a session lost before that would never end this entry.

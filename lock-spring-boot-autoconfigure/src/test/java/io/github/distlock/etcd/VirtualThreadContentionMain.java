@@ -72,7 +72,10 @@ public final class VirtualThreadContentionMain {
         try (Client client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
                 EtcdLockRegistry registry = EtcdLockRegistry.builder(client)
                     .namespace(namespace)
-                    .leaseTtl(Duration.ofSeconds(5))
+                    // Generous: the test is about pinning, and 200 contenders on a loaded 2-core machine
+                    // once had etcd answer a write after more than the default 5 s request timeout.
+                    .leaseTtl(Duration.ofSeconds(15))
+                    .requestTimeout(Duration.ofSeconds(30))
                     .ownerIdentity("virtual-thread-contention")
                     .endpoints(endpoints)
                     .build()) {
