@@ -4,13 +4,13 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
 import java.util.Arrays;
 
+import io.github.distlock.aop.LockOperation.KeyPart;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
-import io.github.distlock.aop.LockOperation.KeyPart;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.ExpressionState;
 
