@@ -40,7 +40,10 @@ public interface LockStatistics {
      */
     long getKeptEntriesLost();
 
-    /** @return sessions lost: for etcd, leases whose keep-alive etcd did not acknowledge within the TTL */
+    /**
+     * @return store sessions lost: an etcd lease, a Redis session key or a database session row not
+     * renewed within its TTL, a ZooKeeper session expired, or a session the store ended otherwise
+     */
     long getSessionsLost();
 
     /**

@@ -101,13 +101,21 @@ final class LockKeyResolver {
         }
         ExpressionState state = new ExpressionState(context);
         for (KeyPart part : operation.keyParts()) {
-            Object value = part.node().getValue(state);
+            Object value;
+            try {
+                value = part.node().getValue(state);
+            }
+            catch (RuntimeException ex) {
+                throw new IllegalArgumentException("Lock key '" + expression.getExpressionString() + "' of "
+                        + operation.description() + " could not be evaluated: " + part.text() + " failed: "
+                        + ex.getMessage(), ex);
+            }
             if (value == null || "".equals(value)) {
                 String missing = (value == null) ? "null" : "an empty string";
                 throw new IllegalArgumentException("Lock key '" + expression.getExpressionString() + "' of "
                         + operation.description() + ": " + part.text() + " is " + missing + ", so the key is '" + key
-                        + "', one lock shared by every call without it; pass a value, or write (" + part.text()
-                        + " ?: 'none') if such calls should share one lock");
+                        + "', which calls without it share; pass a value, or write (" + part.text()
+                        + " ?: 'none') if such calls should share their lock");
             }
         }
     }

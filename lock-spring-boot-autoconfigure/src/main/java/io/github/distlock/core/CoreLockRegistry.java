@@ -40,8 +40,8 @@ public abstract class CoreLockRegistry<S extends LockStore> implements Inspectab
      * Builds the store, then the core over it.
      * @param ownerIdentity who this process is, recorded with its holds
      * @param localHandoff when unfair entries are kept between the holds of this process's threads
-     * @param storeFactory builds the store; the store counts into the given recorder and reports
-     * lost holds to the given listener, which forwards them to the core
+     * @param storeFactory builds the store; the store counts its events into the registry's
+     * statistics and reports lost holds to the given listener, which forwards them to the core
      */
     protected CoreLockRegistry(String ownerIdentity, LocalHandoff localHandoff, StoreFactory<S> storeFactory) {
         this.ownerIdentity = ownerIdentity;

@@ -115,9 +115,9 @@ public final class InMemoryLockStore implements LockStore {
         return NAMESPACE;
     }
 
-    /** @return the keys that have entries */
+    /** @return the keys that have entries now, as a copy */
     public Set<String> keys() {
-        return this.queues.keySet();
+        return Set.copyOf(this.queues.keySet());
     }
 
     @Override

@@ -397,13 +397,13 @@ final class JdbcLockStore implements LockStore {
     }
 
     /**
-     * The database's clock says {@code session} has expired, before its renewal was due here (the
-     * clock moved ahead): any process may end it and take its keys, so it ends here too, and the
-     * next acquisition starts a new one.
+     * The database's clock says {@code session} has expired before this process saw it end (the
+     * clock moved ahead of its renewals, or this process was paused): any process may end it and
+     * take its keys, so it ends here too, and the next acquisition starts a new one.
      */
     void sessionExpiredInTheDatabase(JdbcSession session) {
-        this.keeper.loseSession(session, "its session had expired by the database's clock before its renewal was "
-                + "due (the database's clock moved ahead)");
+        this.keeper.loseSession(session, "its session had expired by the database's clock before this process "
+                + "saw it end (the database's clock moved ahead of its renewals, or this process was paused)");
     }
 
     void track(JdbcEntry entry) {
