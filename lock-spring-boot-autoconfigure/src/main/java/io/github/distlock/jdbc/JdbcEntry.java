@@ -213,11 +213,7 @@ final class JdbcEntry extends AbstractStoreEntry {
             // local deadline cannot tell once the database's clock has stepped ahead of the last
             // renewal: any process may then end the session and take the key at once.
             if (head.leftMillis() <= 0) {
-                this.store.sessionExpiredInTheDatabase(this.session);
-                String reason = this.session.lostReason();
-                // An answer of a healthy database, not a failing store: the core queues again, on a
-                // new session, also within a wait that is already over (a try-once).
-                throw new EntryLostException((reason != null) ? reason : "its session had expired", false);
+                throw this.store.sessionExpiredInTheDatabase(this.session);
             }
             return true;
         }
