@@ -74,20 +74,17 @@ final class LockKeyResolver {
             value = expression.getValue(context);
         }
         catch (RuntimeException ex) {
-            throw new IllegalArgumentException("Lock key '" + expression.getExpressionString() + "' of "
-                    + operation.description() + " could not be evaluated: " + ex.getMessage(), ex);
+            throw badKey(operation, expression, " could not be evaluated: " + ex.getMessage(), ex);
         }
         if (value != null && !HAS_OWN_TEXT.get(value.getClass())) {
-            throw new IllegalArgumentException("Lock key '" + expression.getExpressionString() + "' of "
-                    + operation.description() + " evaluated to " + describe(value.getClass())
+            throw badKey(operation, expression, " evaluated to " + describe(value.getClass())
                     + ", whose text names the instance (Object.toString()): every call or every instance would "
-                    + "lock a key of its own; use a value or property of it, e.g. #root.args[0]");
+                    + "lock a key of its own; use a value or property of it, e.g. #root.args[0]", null);
         }
         String key = (value != null) ? value.toString() : null;
         if (key == null || key.isEmpty()) {
-            throw new IllegalArgumentException("Lock key '" + expression.getExpressionString() + "' of "
-                    + operation.description() + " evaluated to " + ((key == null) ? "null" : "an empty string")
-                    + parameterNameHint(method));
+            throw badKey(operation, expression, " evaluated to " + ((key == null) ? "null" : "an empty string")
+                    + parameterNameHint(method), null);
         }
         checkConcatenatedReads(operation, context, expression, key);
         return key;
@@ -106,18 +103,23 @@ final class LockKeyResolver {
                 value = part.node().getValue(state);
             }
             catch (RuntimeException ex) {
-                throw new IllegalArgumentException("Lock key '" + expression.getExpressionString() + "' of "
-                        + operation.description() + " could not be evaluated: " + part.text() + " failed: "
+                throw badKey(operation, expression, " could not be evaluated: " + part.text() + " failed: "
                         + ex.getMessage(), ex);
             }
             if (value == null || "".equals(value)) {
                 String missing = (value == null) ? "null" : "an empty string";
-                throw new IllegalArgumentException("Lock key '" + expression.getExpressionString() + "' of "
-                        + operation.description() + ": " + part.text() + " is " + missing + ", so the key is '" + key
+                throw badKey(operation, expression, ": " + part.text() + " is " + missing + ", so the key is '" + key
                         + "', which calls without it share; pass a value, or write (" + part.text()
-                        + " ?: 'none') if such calls should share their lock");
+                        + " ?: 'none') if such calls should share their lock", null);
             }
         }
+    }
+
+    /** @return the failure of a call whose key {@code expression} has {@code problem}, naming the key and the method */
+    private static IllegalArgumentException badKey(LockOperation operation, Expression expression, String problem,
+            @Nullable Throwable cause) {
+        return new IllegalArgumentException("Lock key '" + expression.getExpressionString() + "' of "
+                + operation.description() + problem, cause);
     }
 
     private static String describe(Class<?> type) {
