@@ -3,6 +3,7 @@ package io.github.distlock.inmemory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -115,9 +116,9 @@ public final class InMemoryLockStore implements LockStore {
         return NAMESPACE;
     }
 
-    /** @return the keys that have entries now, as a copy */
+    /** @return the keys that have entries, a read-only view */
     public Set<String> keys() {
-        return Set.copyOf(this.queues.keySet());
+        return Collections.unmodifiableSet(this.queues.keySet());
     }
 
     @Override
