@@ -119,15 +119,7 @@ abstract class AbstractJdbcFaultIntegrationTests {
                     + JdbcTables.lockId("idle-across-the-step") + "'";
             await().atMost(LONG).until(() -> stepped.queryLong(entriesOfIdle) == 0);
 
-            stepped.server().stepClock(Duration.ofSeconds(-30));
-            long steppedAt = System.nanoTime();
-            String clock = "SELECT " + ((kind() == TestDatabase.Kind.POSTGRESQL) ? JdbcDialect.POSTGRESQL
-                    : JdbcDialect.MYSQL).nowMillis();
-            // Every server process (on PostgreSQL one per connection, the registry's LISTEN connection among them)
-            // reads the offset within CLOCK_STEP_DELAY of its write, and no query can tell for a connection it does not
-            // borrow: the registry's calls run on the stepped clock once that has passed and a connection shows it.
-            await().atMost(LONG).until(() -> System.nanoTime() - steppedAt > DatabaseServer.CLOCK_STEP_DELAY.toNanos()
-                    && System.currentTimeMillis() - stepped.queryLong(clock) > 25_000);
+            stepClockAndAwait(stepped, Duration.ofSeconds(-30));
 
             FencedLock fresh = registry.obtain("first-used-after-the-step");
             fresh.lock();
@@ -168,12 +160,7 @@ abstract class AbstractJdbcFaultIntegrationTests {
             warmUp.lock();
             warmUp.unlock();
 
-            stepped.server().stepClock(Duration.ofSeconds(120));
-            long steppedAt = System.nanoTime();
-            String now = ((kind() == TestDatabase.Kind.POSTGRESQL) ? JdbcDialect.POSTGRESQL : JdbcDialect.MYSQL)
-                .nowMillis();
-            await().atMost(LONG).until(() -> System.nanoTime() - steppedAt > DatabaseServer.CLOCK_STEP_DELAY.toNanos()
-                    && stepped.queryLong("SELECT " + now) - System.currentTimeMillis() > 100_000);
+            stepClockAndAwait(stepped, Duration.ofSeconds(120));
 
             FencedLock lock = registry.obtain("after-the-step");
             // A try-once makes one attempt, on the session the database expired: it does not hold, and
@@ -181,7 +168,7 @@ abstract class AbstractJdbcFaultIntegrationTests {
             assertThat(lock.tryLock()).as("a try-once on the expired session").isFalse();
             assertThat(lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).as("an acquisition after the step").isTrue();
             try {
-                long left = stepped.queryLong("SELECT s.EXPIRES_AT - " + now + " FROM " + this.prefix + "SESSION s JOIN "
+                long left = stepped.queryLong("SELECT s.EXPIRES_AT - " + databaseNow() + " FROM " + this.prefix + "SESSION s JOIN "
                         + this.prefix + "ENTRY e ON e.SESSION_ID = s.SESSION_ID WHERE e.LOCK_ID = '"
                         + JdbcTables.lockId("after-the-step") + "'");
                 assertThat(left).as("milliseconds the holder's session has left by the database's clock").isPositive();
@@ -194,6 +181,25 @@ abstract class AbstractJdbcFaultIntegrationTests {
             assertThat(registry.getStatistics().getSessionsLost()).as("sessions the database expired early").isEqualTo(1);
             stepped.server().stepClock(Duration.ZERO);
         }
+    }
+
+    /**
+     * Steps the server's clock and waits until the registries' calls run on it. Every server process
+     * (on PostgreSQL one per connection, the registry's LISTEN connection among them) reads the offset
+     * within CLOCK_STEP_DELAY of its write, and no query can tell for a connection it does not borrow:
+     * the calls run on the stepped clock once that has passed and a connection shows it (within 5 s).
+     */
+    private void stepClockAndAwait(TestDatabase stepped, Duration offset) {
+        stepped.server().stepClock(offset);
+        long steppedAt = System.nanoTime();
+        String clock = "SELECT " + databaseNow();
+        await().atMost(LONG).until(() -> System.nanoTime() - steppedAt > DatabaseServer.CLOCK_STEP_DELAY.toNanos()
+                && Math.abs(stepped.queryLong(clock) - System.currentTimeMillis() - offset.toMillis()) < 5_000);
+    }
+
+    /** @return the SQL of the database's clock in epoch milliseconds, as the store reads it */
+    private String databaseNow() {
+        return ((kind() == TestDatabase.Kind.POSTGRESQL) ? JdbcDialect.POSTGRESQL : JdbcDialect.MYSQL).nowMillis();
     }
 
     @Test
