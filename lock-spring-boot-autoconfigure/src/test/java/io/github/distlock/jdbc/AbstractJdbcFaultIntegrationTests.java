@@ -144,8 +144,9 @@ abstract class AbstractJdbcFaultIntegrationTests {
     /**
      * Steps the server's clock and waits until the registries' calls run on it. Every server process
      * (on PostgreSQL one per connection, the registry's LISTEN connection among them) reads the offset
-     * within CLOCK_STEP_DELAY of its write, and no query can tell for a connection it does not borrow:
-     * the calls run on the stepped clock once that has passed and a connection shows it (within 5 s).
+     * at its next look at the clock, but a statement that read it just before may still run on the old
+     * one for CLOCK_STEP_DELAY: the calls run on the stepped clock once that has passed and a
+     * connection shows it (within 5 s).
      */
     private void stepClockAndAwait(TestDatabase stepped, Duration offset) {
         stepped.server().stepClock(offset);

@@ -58,10 +58,12 @@ public final class History {
     public static final long NEVER = Long.MAX_VALUE;
 
     /**
-     * How long a step of a store server's clock takes to reach every process of the server
-     * ({@code DatabaseServer.CLOCK_STEP_DELAY}, and some scheduling): a step made at a fault's start
-     * (recorded before it is made) is in effect by then after the start; the runner records the heal
-     * of a step only once it waited that long after making the step back.
+     * How long a step of a store server's clock may take to reach every statement of the server
+     * ({@code DatabaseServer.CLOCK_STEP_DELAY}, and generous scheduling on a loaded machine): a step
+     * made at a fault's start (recorded before it is made) is in effect by then after the start; the
+     * runner records the heal of a step once it waited {@code CLOCK_STEP_DELAY} after making the step
+     * back, so the step back lies within this long before the heal unless that wait overran by more
+     * than a second.
      */
     static final long CLOCK_STEP_EFFECT_NANOS = 1_500_000_000L;
 

@@ -219,8 +219,8 @@ final class JdbcNemesisStore implements NemesisStore {
                         this.restoredAt = System.nanoTime();
                     });
             // No data lost: the checker reads the step from the target (History.clockStepTarget) and models it.
-            // The heal waits until every server process reads the machine's clock again, so that the step forward
-            // that a heal of a step back is lies within the recorded window.
+            // The heal waits until every statement of the server runs on the machine's clock again, so that the step
+            // forward that a heal of a step back is lies within the recorded window.
             case CLOCK_STEP -> {
                 Duration step = clockStep(fault);
                 yield new StoreFault(FaultKind.CLOCK_STEP, History.clockStepTarget(target, step), false,

@@ -67,6 +67,40 @@ abstract class AbstractDatabaseServerIntegrationTests {
         }
     }
 
+    /**
+     * A step reaches every process of the server at once, as a real server's one clock would: no
+     * connection reads the old offset after {@link DatabaseServer#stepClock} returns, also on
+     * connections whose processes read the clock just before. Processes that disagree would make a
+     * step back look like a step forward to some of them (a session renewed on the stepped clock
+     * expired on the other), which the nemesis checker rightly does not excuse.
+     */
+    @Test
+    void aClockStepReachesEveryProcessOfTheServerAtOnce() throws SQLException {
+        List<Connection> connections = new ArrayList<>();
+        try (DatabaseServer server = startServerWithSteppableClock()) {
+            for (int i = 0; i < 4; i++) {
+                connections.add(server.connect());
+            }
+            for (long offset : new long[] { -30, 20, 0 }) {
+                for (Connection connection : connections) {
+                    offsetMillis(connection);
+                }
+                server.stepClock(Duration.ofSeconds(offset));
+                long expected = offset * 1_000;
+                for (int i = 0; i < connections.size(); i++) {
+                    assertThat(offsetMillis(connections.get(i)))
+                        .as("connection %d's clock right after a step to %d s", i, offset)
+                        .isBetween(expected - 2_000, expected + 2_000);
+                }
+            }
+        }
+        finally {
+            for (Connection connection : connections) {
+                connection.close();
+            }
+        }
+    }
+
     /** @return the server's wall clock minus this machine's, in milliseconds */
     private long offsetMillis(Connection connection) throws SQLException {
         try (Statement statement = connection.createStatement(); ResultSet row = statement.executeQuery(clockQuery())) {

@@ -42,9 +42,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A server started with a steppable clock runs under libfaketime (Debian's {@code libfaketime},
  * installed by {@code scripts/test.sh} and {@code scripts/nemesis.sh}): {@link #stepClock} sets the
- * offset of its wall clock from the machine's, which every server process picks up within
- * {@link #CLOCK_STEP_DELAY} (libfaketime re-reads the offset file at most once a second per process);
- * its monotonic clock is left alone.
+ * offset of its wall clock from the machine's, which every server process reads at its next look at
+ * the clock (libfaketime re-reads the offset file each time, so that the server's processes never
+ * disagree on the time, as they could not on a real machine); its monotonic clock is left alone.
  * <p>
  * PostgreSQL refuses to run as root, and no database server should. When the test JVM runs as
  * root (as it does in CI), the server and its set-up tools run as the unprivileged user
@@ -76,14 +76,11 @@ public abstract class DatabaseServer implements AutoCloseable {
 
     private static final String SERVER_USER = "nobody";
 
-    /** How long libfaketime caches the offset file in each process, in seconds. */
-    private static final int FAKETIME_CACHE_SECONDS = 1;
-
     /**
-     * How long after {@link #stepClock} returns every process of the server may still read the old
-     * offset: libfaketime's cache, plus scheduling.
+     * How long after {@link #stepClock} returns a statement of the server may still run on the old
+     * offset: one that read the clock just before the step (libfaketime caches nothing).
      */
-    public static final Duration CLOCK_STEP_DELAY = Duration.ofMillis(FAKETIME_CACHE_SECONDS * 1_000L + 200);
+    public static final Duration CLOCK_STEP_DELAY = Duration.ofMillis(200);
 
     /** Where libfaketime reads the offset from, if the server runs under it. */
     private @Nullable Path clockFile;
@@ -383,7 +380,10 @@ public abstract class DatabaseServer implements AutoCloseable {
             return Map.of();
         }
         return Map.of("LD_PRELOAD", libfaketime().toString(), "FAKETIME_TIMESTAMP_FILE", this.clockFile.toString(),
-                "FAKETIME_CACHE_DURATION", Integer.toString(FAKETIME_CACHE_SECONDS),
+                // Every look at the clock reads the offset file (a few microseconds): with libfaketime's
+                // default cache, each process kept the old offset for up to its cache's age, and a session
+                // that one process renewed on a clock stepped back was already expired on the clock of another.
+                "FAKETIME_NO_CACHE", "1",
                 // Timeouts and waits that run on the monotonic clock stay real: only the wall clock steps.
                 "FAKETIME_DONT_FAKE_MONOTONIC", "1");
     }
