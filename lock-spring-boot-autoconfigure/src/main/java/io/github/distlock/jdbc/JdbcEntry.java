@@ -204,9 +204,17 @@ final class JdbcEntry extends AbstractStoreEntry {
     /**
      * @param head the oldest entry of the key up to this one
      * @return whether this entry is the head; if not, when to check again is scheduled
+     * @throws EntryLostException if this entry is the head but its session has expired by the
+     * database's clock, which every other process goes by
      */
-    private boolean place(JdbcLockStore.Head head) {
+    private boolean place(JdbcLockStore.Head head) throws EntryLostException {
         if (head.fence() == this.fence) {
+            // Invariant: an entry owns its key only while the database counts its session live. The
+            // local deadline cannot tell once the database's clock has stepped ahead of the last
+            // renewal: any process may then end the session and take the key at once.
+            if (head.leftMillis() <= 0) {
+                throw this.store.sessionExpiredInTheDatabase(this.session);
+            }
             return true;
         }
         this.ahead = EntryValue.decode(head.value()).describe();

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -133,10 +134,8 @@ final class JdbcLockStore implements LockStore {
         }
         catch (StoreUnavailableException ex) {
             if (ex.getCause() instanceof SQLException sql && JdbcCalls.isForeignKeyViolation(sql)) {
-                JdbcSession lost = entry.session;
-                this.keeper.loseSession(lost, "its session row was gone from the database (expired and deleted)");
-                String reason = lost.lostReason();
-                throw new EntryLostException((reason != null) ? reason : "its session was lost", true);
+                throw endSession(entry.session, "its session row was gone from the database (expired and deleted)",
+                        true);
             }
             // Committed later after all: removed then too (and by the renewal's check of its session's rows).
             write.whenComplete((late, failure) -> removeLater(entry));
@@ -394,6 +393,29 @@ final class JdbcLockStore implements LockStore {
 
     JdbcCalls calls() {
         return this.calls;
+    }
+
+    /**
+     * The database's clock says {@code session} has expired before this process saw it end (the
+     * clock moved ahead of its renewals, or this process was paused): any process may end it and
+     * take its keys, so it ends here too, and the next acquisition starts a new one. An answer of a
+     * healthy database, not a failing store: the core queues again at once, also within a wait that
+     * is already over.
+     * @return what the acquisition on it throws
+     */
+    EntryLostException sessionExpiredInTheDatabase(JdbcSession session) {
+        return endSession(session, "its session had expired by the database's clock before this process saw it "
+                + "end (the database's clock moved ahead of its renewals, or this process was paused)", false);
+    }
+
+    /**
+     * Ends {@code session} and its entries (once: a session already lost keeps its first reason).
+     * @param storeFailed whether the loss counts as the store failing (see {@link EntryLostException#isSessionLost()})
+     * @return what an acquisition on the session throws
+     */
+    private EntryLostException endSession(JdbcSession session, String reason, boolean storeFailed) {
+        this.keeper.loseSession(session, reason);
+        return new EntryLostException(Objects.requireNonNullElse(session.lostReason(), reason), storeFailed);
     }
 
     void track(JdbcEntry entry) {

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 
 import static io.github.distlock.testsupport.BoundedCalls.assertAGiveUpReturnsAtItsTimeoutWhileFrozen;
 import static io.github.distlock.testsupport.BoundedCalls.assertBoundedWhileDown;
+import static io.github.distlock.testsupport.LockAttempts.tryAndRelease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
@@ -137,6 +138,47 @@ abstract class AbstractJdbcFaultIntegrationTests {
             assertThat(held.isLockedByCurrentThread()).as("a hold across the step back").isTrue();
             assertThat(held.getFence()).isEqualTo(heldFence);
             held.unlock();
+            stepped.server().stepClock(Duration.ZERO);
+        }
+    }
+
+    /**
+     * A step ahead of the database server's clock past a session's expiry: the database, and so every
+     * other process, counts the session dead before its renewal is due here. An acquisition must not
+     * hold on it (in the PostgreSQL nemesis minute, seed 20260443, another process took the key 16 ms
+     * after such a grant): it starts a new session and holds on that.
+     */
+    @Test
+    void anAcquisitionAfterTheDatabaseClockSteppedPastItsSessionsExpiryHoldsOnANewSession() throws Exception {
+        try (TestDatabase stepped = TestDatabase.startWithSteppableClock(kind())) {
+            stepped.createTables(this.prefix);
+            // Renewed every 20 s: the step and the acquisition come well before the first renewal.
+            Duration ttl = Duration.ofSeconds(60);
+            JdbcLockRegistry registry = registry(stepped.pool("stepped", 4), "stepped", ttl);
+            JdbcLockRegistry other = registry(stepped.pool("other", 4), "other", ttl);
+            FencedLock warmUp = registry.obtain("starts-the-session");
+            warmUp.lock();
+            warmUp.unlock();
+
+            stepClockAndAwait(stepped, Duration.ofSeconds(120));
+
+            FencedLock lock = registry.obtain("after-the-step");
+            // A try-once makes one attempt, on the session the database expired: it does not hold, and
+            // since the database answered, it is no store failure (LockAcquisitionException) either.
+            assertThat(lock.tryLock()).as("a try-once on the expired session").isFalse();
+            assertThat(lock.tryLock(LONG.toSeconds(), TimeUnit.SECONDS)).as("an acquisition after the step").isTrue();
+            try {
+                long left = stepped.queryLong("SELECT s.EXPIRES_AT - " + databaseNow() + " FROM " + this.prefix + "SESSION s JOIN "
+                        + this.prefix + "ENTRY e ON e.SESSION_ID = s.SESSION_ID WHERE e.LOCK_ID = '"
+                        + JdbcTables.lockId("after-the-step") + "'");
+                assertThat(left).as("milliseconds the holder's session has left by the database's clock").isPositive();
+                assertThat(tryAndRelease(other.obtain("after-the-step"))).as("another process's try-once").isFalse();
+                assertThat(lock.isLockedByCurrentThread()).isTrue();
+            }
+            finally {
+                lock.unlock();
+            }
+            assertThat(registry.getStatistics().getSessionsLost()).as("sessions the database expired early").isEqualTo(1);
             stepped.server().stepClock(Duration.ZERO);
         }
     }
