@@ -1,12 +1,37 @@
 package io.github.distlock.autoconfigure;
 
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+
 import io.github.distlock.InspectableLockRegistry;
 import org.apache.commons.logging.Log;
+import org.springframework.boot.convert.DurationStyle;
 
-/** How a store configuration connects its registry at start-up without making the application wait for the store. */
+/**
+ * How a store configuration starts its registry: one line that says which store the locks use,
+ * then a connect that does not make the application wait for the store.
+ */
 final class BackgroundConnect {
 
     private BackgroundConnect() {
+    }
+
+    /**
+     * Logs at INFO, once per registry, which store the locks use, where, in which namespace and with
+     * which lease: a misspelled property that leaves the defaults in place shows here.
+     * @param description the store and where it is (never with a password), e.g. {@code etcd at [http://127.0.0.1:2379]}
+     * @param namespace what separates this application's locks in the store, e.g. {@code namespace '/distlock/'}
+     * @param lease how long a crashed holder can keep its keys, e.g. {@code lease TTL 10s}
+     * @param logger the store configuration's logger
+     */
+    static void announce(String description, String namespace, String lease, Log logger) {
+        logger.info("Distributed locks use " + description + ", " + namespace + ", " + lease);
+    }
+
+    /** @return {@code duration} as the properties take it: {@code 10s}, {@code 500ms} */
+    static String format(Duration duration) {
+        boolean wholeSeconds = duration.toMillis() % 1_000 == 0;
+        return DurationStyle.SIMPLE.print(duration, wholeSeconds ? ChronoUnit.SECONDS : ChronoUnit.MILLIS);
     }
 
     /**

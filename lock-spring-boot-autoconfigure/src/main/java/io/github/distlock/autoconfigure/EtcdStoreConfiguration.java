@@ -73,11 +73,14 @@ class EtcdStoreConfiguration {
             builder.endpoints(endpoints);
         }
         EtcdLockRegistry registry = builder.build();
+        String description = endpoints.isEmpty() ? "etcd (the application's Client)" : "etcd at " + endpoints;
+        BackgroundConnect.announce(description, "namespace '" + etcd.getNamespace() + "'",
+                "lease TTL " + BackgroundConnect.format(etcd.getLeaseTtl()), logger);
         if (etcd.isFailFast()) {
             awaitConnected(registry, etcd, endpoints);
             return registry;
         }
-        BackgroundConnect.connect(registry, endpoints.isEmpty() ? "etcd" : "etcd at " + endpoints, logger);
+        BackgroundConnect.connect(registry, endpoints.isEmpty() ? "etcd" : description, logger);
         return registry;
     }
 

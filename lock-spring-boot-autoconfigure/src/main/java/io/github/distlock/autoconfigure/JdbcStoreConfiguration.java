@@ -80,6 +80,8 @@ class JdbcStoreConfiguration {
                 builder.pollInterval(jdbc.getPollInterval());
             }
             JdbcLockRegistry registry = builder.build();
+            BackgroundConnect.announce(description, "tables " + jdbc.getTablePrefix() + "*",
+                    "lease TTL " + BackgroundConnect.format(jdbc.getLeaseTtl()), logger);
             BackgroundConnect.connect(registry, description, logger);
             return registry;
         }

@@ -67,6 +67,8 @@ class RedisStoreConfiguration {
                 .localHandoff(properties.getLocalHandoff().toLocalHandoff())
                 .description(description)
                 .build();
+            BackgroundConnect.announce(description, "namespace '" + redis.getNamespace() + "'",
+                    "lease TTL " + BackgroundConnect.format(redis.getLeaseTtl()), logger);
             BackgroundConnect.connect(registry, description, logger);
             return registry;
         }

@@ -95,11 +95,14 @@ class ZookeeperStoreConfiguration {
                 .ownerIdentity(OwnerIdentity.resolve(properties, environment))
                 .localHandoff(properties.getLocalHandoff().toLocalHandoff())
                 .description(description);
+            String lease = "session timeout set by the application's CuratorFramework";
             if (beanFactory.containsBean("distributedLockCuratorFramework")) {
                 // The client was built from distributed-lock.zookeeper.session-timeout: warn if ZooKeeper grants another.
                 builder.requestedSessionTimeout(zookeeper.getSessionTimeout());
+                lease = "session timeout " + BackgroundConnect.format(zookeeper.getSessionTimeout());
             }
             ZookeeperLockRegistry registry = builder.build();
+            BackgroundConnect.announce(description, "namespace '" + zookeeper.getNamespace() + "'", lease, logger);
             BackgroundConnect.connect(registry, description, logger);
             return registry;
         }

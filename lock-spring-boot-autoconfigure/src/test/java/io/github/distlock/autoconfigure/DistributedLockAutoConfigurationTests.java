@@ -3,6 +3,7 @@ package io.github.distlock.autoconfigure;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
+import java.util.List;
 
 import io.etcd.jetcd.Client;
 import io.github.distlock.InMemoryLockRegistry;
@@ -63,6 +64,21 @@ class DistributedLockAutoConfigurationTests {
             assertThat(properties.getEtcd().getConnectTimeout()).isEqualTo(Duration.ofSeconds(5));
             assertThat(properties.getEtcd().getRequestTimeout()).isEqualTo(Duration.ofSeconds(5));
         });
+    }
+
+    @Test
+    void startUpSaysAtInfoWhichStoreTheLocksUseAndWhere(CapturedOutput output) {
+        this.contextRunner.run((context) -> {
+            List<String> lines = output.getAll().lines().filter((line) -> line.contains("Distributed locks use")).toList();
+            assertThat(lines).as("start-up lines about the store").hasSize(1);
+            assertThat(lines.get(0)).contains("INFO")
+                .endsWith("Distributed locks use etcd at [http://127.0.0.1:2379], namespace '/distributed-lock/', "
+                        + "lease TTL 10s");
+        });
+        this.contextRunner.withPropertyValues("distributed-lock.etcd.endpoints=http://127.0.0.1:2381",
+                "distributed-lock.etcd.namespace=/orders/", "distributed-lock.etcd.lease-ttl=30s")
+            .run((context) -> assertThat(output)
+                .contains("Distributed locks use etcd at [http://127.0.0.1:2381], namespace '/orders/', lease TTL 30s"));
     }
 
     @Test

@@ -204,6 +204,19 @@ class JdbcStoreAutoConfigurationTests {
     }
 
     @Test
+    void startUpSaysAtInfoWhichStoreTheLocksUseAndWhere(CapturedOutput output) {
+        onH2(newH2Url()).withPropertyValues("distributed-lock.jdbc.table-prefix=ORDERS_LOCK_",
+                "distributed-lock.jdbc.lease-ttl=15s").run((context) -> {
+            String database = JdbcDataSourceDescription.of(context.getBean(DataSource.class));
+            assertThat(database).startsWith("the database at jdbc:h2:mem:distlock-");
+            assertThat(output.getAll().lines().filter((line) -> line.contains("Distributed locks use")))
+                .singleElement()
+                .satisfies((line) -> assertThat(line).contains("INFO")
+                    .endsWith("Distributed locks use " + database + ", tables ORDERS_LOCK_*, lease TTL 15s"));
+        });
+    }
+
+    @Test
     void embeddedModeLeavesADatabaseOnFileAlone(@TempDir Path directory, CapturedOutput output) {
         String url = "jdbc:h2:file:" + directory.resolve("orders");
         onH2(url).run((context) -> {

@@ -18,6 +18,7 @@ import io.github.distlock.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.ApplicationConversionService;
@@ -25,6 +26,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.DataAccessException;
@@ -43,6 +46,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * application's Redis connection as Spring Boot configures it, its properties, shutdown, the
  * meters and the endpoint, and a clear start-up failure without a Lettuce connection.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RedisStoreIntegrationTests {
 
     @RegisterExtension
@@ -90,6 +94,16 @@ class RedisStoreIntegrationTests {
             assertThat(redisServer.server().command("ZCARD", "distributed-lock:{orders/7}:q")).isEqualTo("0");
             assertThat(context.getBean(Locked.class).key()).isEqualTo("locked");
         });
+    }
+
+    @Test
+    void startUpSaysAtInfoWhichStoreTheLocksUseAndWhere(CapturedOutput output) {
+        onRedis().withPropertyValues("distributed-lock.redis.namespace=orders:", "distributed-lock.redis.lease-ttl=20s")
+            .run((context) -> assertThat(output.getAll().lines().filter((line) -> line.contains("Distributed locks use")))
+                .singleElement()
+                .satisfies((line) -> assertThat(line).contains("INFO")
+                    .endsWith("Distributed locks use Redis at " + redisServer.server().host() + ":"
+                            + redisServer.server().port() + ", namespace 'orders:', lease TTL 20s")));
     }
 
     @Test

@@ -194,6 +194,19 @@ class ZookeeperStoreIntegrationTests {
     }
 
     @Test
+    void startUpSaysAtInfoWhichStoreTheLocksUseAndWhere(CapturedOutput output) {
+        onZookeeper().withPropertyValues("distributed-lock.zookeeper.session-timeout=20s").run((context) -> {
+            List<String> lines = output.getAll().lines().filter((line) -> line.contains("Distributed locks use")).toList();
+            assertThat(lines).as("start-up lines about the store").hasSize(1);
+            assertThat(lines.get(0)).contains("INFO").endsWith("Distributed locks use ZooKeeper at "
+                    + zookeeper.connectString() + ", namespace '/distributed-lock', session timeout 20s");
+        });
+        this.contextRunner.withUserConfiguration(OwnCurator.class)
+            .run((context) -> assertThat(output).contains("Distributed locks use ZooKeeper at " + zookeeper.connectString()
+                    + ", namespace '/distributed-lock', session timeout set by the application's CuratorFramework"));
+    }
+
+    @Test
     void theApplicationsCuratorClientIsUsedAsIs() {
         // The connect string points nowhere: only the application's client reaches ZooKeeper.
         this.contextRunner.withPropertyValues("distributed-lock.zookeeper.connect-string=127.0.0.1:1")
