@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 
 /**
  * Auto-configuration of distributed locks: a {@link io.github.distlock.LockRegistry} on the store
@@ -61,6 +62,16 @@ import org.springframework.context.annotation.Import;
 @Import({ EtcdStoreConfiguration.class, RedisStoreConfiguration.class, ZookeeperStoreConfiguration.class,
         JdbcStoreConfiguration.class, InMemoryStoreConfiguration.class, DistributedLockAspectConfiguration.class })
 public final class DistributedLockAutoConfiguration {
+
+    /**
+     * Reports each {@code distributed-lock.*} property that names no property, with the closest
+     * one that does: a misspelled name would otherwise leave its default in place silently.
+     */
+    @Bean
+    SmartInitializingSingleton distributedLockUnknownPropertyReport(Environment environment) {
+        return () -> UnknownPropertyCheck.find(environment)
+            .forEach((unknown) -> LoggerFactory.getLogger(DistributedLockAutoConfiguration.class).warn(unknown.message()));
+    }
 
     /**
      * Registers the listeners once every singleton exists, so that a listener may depend on the
