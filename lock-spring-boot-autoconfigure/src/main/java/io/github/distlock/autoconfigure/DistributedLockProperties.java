@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import io.github.distlock.LocalHandoff;
 import io.github.distlock.aop.DistributedLockAdvisor;
@@ -288,7 +289,16 @@ public class DistributedLockProperties {
         JDBC,
 
         /** In this JVM only. */
-        IN_MEMORY
+        IN_MEMORY;
+
+        /**
+         * @return the value as {@code distributed-lock.store} documents it ({@code etcd},
+         * {@code in-memory}), which start-up failures and condition reports list
+         */
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
     }
 
     /** Connection to etcd and how locks are kept there. */

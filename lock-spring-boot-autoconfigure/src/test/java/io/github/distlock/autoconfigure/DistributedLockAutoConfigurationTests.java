@@ -18,7 +18,10 @@ import io.github.distlock.aop.LockOperationSource;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -28,6 +31,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
@@ -257,6 +261,19 @@ class DistributedLockAutoConfigurationTests {
     }
 
     @Test
+    void anUnknownStoreFailsStartUpListingTheDocumentedValues(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(DistributedLockOnly.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        assertThatExceptionOfType(RuntimeException.class)
+            .isThrownBy(() -> application.run("--distributed-lock.store=mongodb").close());
+        assertThat(output).contains("APPLICATION FAILED TO START")
+            .contains("Property: distributed-lock.store")
+            .contains("Value: \"mongodb\"")
+            .containsPattern("The following values are valid:\\s+etcd\\s+in-memory\\s+jdbc\\s+redis\\s+zookeeper")
+            .doesNotContain("IN_MEMORY");
+    }
+
+    @Test
     void malformedEndpointsFailStartUp() {
         assertStartUpFails("distributed-lock.etcd.endpoints=htp://127.0.0.1:2379",
                 "distributed-lock.etcd.endpoints contains 'htp://127.0.0.1:2379'", "scheme must be http or https");
@@ -353,6 +370,12 @@ class DistributedLockAutoConfigurationTests {
         StringWriter writer = new StringWriter();
         failure.printStackTrace(new PrintWriter(writer));
         return writer.toString();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration(DistributedLockAutoConfiguration.class)
+    static class DistributedLockOnly {
+
     }
 
     @Configuration(proxyBeanMethods = false)
