@@ -130,8 +130,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            throw new LockAcquisitionException(lock.getKey(), Duration.ofNanos(System.nanoTime() - start), null,
-                    "the thread was interrupted while waiting", ex);
+            throw new LockAcquisitionException(LockAcquisitionException.Reason.INTERRUPTED, lock.getKey(),
+                    Duration.ofNanos(System.nanoTime() - start), null, "the thread was interrupted while waiting", ex);
         }
         finally {
             long waited = System.nanoTime() - start;

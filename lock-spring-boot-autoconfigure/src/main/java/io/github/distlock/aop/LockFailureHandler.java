@@ -53,7 +53,8 @@ final class LockFailureHandler {
             return operation.skippedResult();
         }
         // What the wait last saw ahead of it: asking the store now could block a call whose wait is over.
-        throw new LockAcquisitionException(lock.getKey(), waited, lock.getLastSeenHolder(),
+        throw new LockAcquisitionException(LockAcquisitionException.Reason.TIMED_OUT, lock.getKey(), waited,
+                lock.getLastSeenHolder(),
                 "another owner held it for the whole wait timeout (" + operation.waitTimeout().toMillis()
                         + " ms) of " + operation.description(), null);
     }

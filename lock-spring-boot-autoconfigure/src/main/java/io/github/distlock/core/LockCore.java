@@ -19,6 +19,7 @@ import java.util.concurrent.TimeoutException;
 import io.github.distlock.FencedLock;
 import io.github.distlock.LocalHandoff;
 import io.github.distlock.LockAcquisitionException;
+import io.github.distlock.LockAcquisitionException.Reason;
 import io.github.distlock.LockLoss;
 import io.github.distlock.LockLossListener;
 import io.github.distlock.LockLostException;
@@ -226,8 +227,9 @@ public final class LockCore implements HoldLossListener {
             }
             if (this.store.isClosed()) {
                 this.statistics.failed();
-                throw new LockAcquisitionException(state.key, Duration.ofNanos(System.nanoTime() - start),
-                        localHolderOrAhead(state, Thread.currentThread()), "the lock registry was closed", null);
+                throw new LockAcquisitionException(Reason.REGISTRY_CLOSED, state.key,
+                        Duration.ofNanos(System.nanoTime() - start), localHolderOrAhead(state, Thread.currentThread()),
+                        "the lock registry was closed", null);
             }
         }
         return true;
@@ -311,7 +313,7 @@ public final class LockCore implements HoldLossListener {
             }
             catch (EntryLostException ex) {
                 if (this.store.isClosed()) {
-                    throw failure(state.key, start, entry, "the lock registry was closed", null);
+                    throw failure(Reason.REGISTRY_CLOSED, state.key, start, entry, "the lock registry was closed", null);
                 }
                 logger.debug("Entry for lock '{}' lost while waiting ({}); queueing again", LockKeys.abbreviate(state.key),
                         ex.getMessage());
@@ -331,7 +333,8 @@ public final class LockCore implements HoldLossListener {
                     failingSince = (failingSince == 0 || answeredMeanwhile) ? now : failingSince;
                     if (givenUp(wait, failingSince)) {
                         gaveUpOnStore(state, passedGate, failingSince);
-                        throw failure(state.key, start, entry, this.store.describe() + " keeps losing the session: "
+                        throw failure(Reason.STORE_UNAVAILABLE, state.key, start, entry,
+                                this.store.describe() + " keeps losing the session: "
                                 + ex.getMessage(), ex);
                     }
                 }
@@ -352,7 +355,7 @@ public final class LockCore implements HoldLossListener {
                         ex.addSuppressed(lastReason);
                         message += " (an earlier attempt: " + lastReason.getMessage() + ")";
                     }
-                    throw failure(state.key, start, entry, message, ex);
+                    throw failure(Reason.STORE_UNAVAILABLE, state.key, start, entry, message, ex);
                 }
             }
             if (wait.isOver()) {
@@ -405,11 +408,12 @@ public final class LockCore implements HoldLossListener {
         return wait.isTimed() ? wait.isOver() : System.nanoTime() - failingSince >= this.store.requestTimeoutNanos();
     }
 
-    private LockAcquisitionException failure(String key, long start, @Nullable StoreEntry entry, String message,
-            @Nullable Throwable cause) {
+    private LockAcquisitionException failure(Reason reason, String key, long start, @Nullable StoreEntry entry,
+            String message, @Nullable Throwable cause) {
         this.statistics.failed();
         String holder = (entry != null) ? entry.ahead() : null;
-        return new LockAcquisitionException(key, Duration.ofNanos(System.nanoTime() - start), holder, message, cause);
+        return new LockAcquisitionException(reason, key, Duration.ofNanos(System.nanoTime() - start), holder, message,
+                cause);
     }
 
     /**

@@ -237,6 +237,7 @@ class DistributedLockAspectTests {
             assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
             LockAcquisitionException ex = assertThrows(LockAcquisitionException.class, () -> orders.tryOnce("shared"));
             assertThat(ex.getKey()).isEqualTo("shared");
+            assertThat(ex.getReason()).isEqualTo(LockAcquisitionException.Reason.TIMED_OUT);
             assertThat(ex.getWaited()).isNotNull();
             assertThat(ex.getHolder()).isNotBlank();
             assertThat(ex.getMessage()).contains("Could not acquire lock 'shared' after")

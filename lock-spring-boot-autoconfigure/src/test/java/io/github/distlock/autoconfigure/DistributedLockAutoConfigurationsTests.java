@@ -70,6 +70,7 @@ class DistributedLockAutoConfigurationsTests {
                 DistributedLockMetricsAutoConfiguration.class.getName(),
                 DistributedLocksEndpointAutoConfiguration.class.getName(),
                 DistributedLockIntegrationAutoConfiguration.class.getName(),
+                DistributedLockWebMvcAutoConfiguration.class.getName(),
                 DistributedLockDisabledAutoConfiguration.class.getName());
     }
 

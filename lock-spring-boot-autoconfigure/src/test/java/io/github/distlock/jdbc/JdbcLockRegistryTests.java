@@ -197,7 +197,8 @@ class JdbcLockRegistryTests {
                 assertThat(waiter).failsWithin(Duration.ofSeconds(30))
                     .withThrowableOfType(ExecutionException.class)
                     .havingCause()
-                    .isInstanceOf(LockAcquisitionException.class)
+                    .isInstanceOfSatisfying(LockAcquisitionException.class, (failure) -> assertThat(failure.getReason())
+                        .isEqualTo(LockAcquisitionException.Reason.REGISTRY_CLOSED))
                     .withMessageContaining("the lock registry was closed");
             }
         }

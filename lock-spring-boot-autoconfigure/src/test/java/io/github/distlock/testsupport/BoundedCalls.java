@@ -17,7 +17,10 @@ public final class BoundedCalls {
     private BoundedCalls() {
     }
 
-    /** A try-lock of one second ends within its bound while the store is down or frozen: false or an exception. */
+    /**
+     * A try-lock of one second ends within its bound while the store is down or frozen: false or an
+     * exception that says the store is unavailable.
+     */
     public static void assertBoundedWhileDown(FencedLock lock) {
         long start = System.nanoTime();
         Object outcome;
@@ -28,7 +31,8 @@ public final class BoundedCalls {
             outcome = ex;
         }
         assertThat(outcome).satisfiesAnyOf(o -> assertThat(o).isEqualTo(Boolean.FALSE),
-                o -> assertThat(o).isInstanceOf(LockAcquisitionException.class));
+                o -> assertThat(o).isInstanceOfSatisfying(LockAcquisitionException.class, (failure) -> assertThat(
+                        failure.getReason()).isEqualTo(LockAcquisitionException.Reason.STORE_UNAVAILABLE)));
         // The bound is 1 s; allow a loaded machine 2 s more, far below a hang.
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
     }

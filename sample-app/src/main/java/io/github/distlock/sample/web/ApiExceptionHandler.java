@@ -86,10 +86,13 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         return ResponseEntity.of(problem).build();
     }
 
-    /** A timeout carries no cause; a failure of the store does. */
+    /**
+     * Replaces the starter's own mapping (409 or 503 without key or holder): this demo shows the
+     * holder and the key to its clients.
+     */
     @ExceptionHandler
     ResponseEntity<ProblemDetail> lockNotAcquired(LockAcquisitionException ex) {
-        if (ex.getCause() != null) {
+        if (ex.getReason() != LockAcquisitionException.Reason.TIMED_OUT) {
             return unavailable("store-unavailable", ex.getMessage());
         }
         ProblemDetail problem = problem(HttpStatus.CONFLICT, "lock-busy", ex.getMessage());
