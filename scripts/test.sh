@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: unit tests, and integration tests against real etcd, Redis, PostgreSQL
-# and MariaDB processes that the tests start themselves. Installs Debian's etcd-server,
+# Runs the whole test suite: unit tests, and integration tests against real etcd, Redis, ZooKeeper
+# (the zookeeper jar, run as a JVM), PostgreSQL and MariaDB processes that the tests start themselves. Installs Debian's etcd-server,
 # redis-server, postgresql and mariadb-server first if their binaries are not found, without
 # starting their system servers (scripts/ensure-installed.sh), and faketime (its libfaketime steps
 # the clock of the database servers that the clock-step tests and the nemesis start).

@@ -9,7 +9,7 @@ import io.github.distlock.inmemory.InMemoryLockStore;
 
 /**
  * A {@link LockRegistry} whose locks live in this JVM only: the lock core of every registry over
- * an in-memory store, so its semantics are those of the etcd registry, for tests and
+ * an in-memory store, so its semantics are those of the other stores' registries, for tests and
  * single-instance applications.
  *
  * <p>Semantics:

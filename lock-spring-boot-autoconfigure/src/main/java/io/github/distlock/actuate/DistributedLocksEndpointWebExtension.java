@@ -12,7 +12,7 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 import org.springframework.util.Assert;
 
 /**
- * {@link DistributedLocksEndpoint} over HTTP: while etcd cannot be read, a 503 with a short JSON
+ * {@link DistributedLocksEndpoint} over HTTP: while the lock store cannot be read, a 503 with a short JSON
  * body ({@code error} and {@code reason}) instead of an error page, as Spring Boot's health
  * endpoint answers 503 when it is down. JMX keeps the endpoint's own operations, which throw
  * {@link LockStoreUnavailableException} with the reason in its message.
@@ -33,7 +33,7 @@ public class DistributedLocksEndpointWebExtension {
 
     /**
      * Every lock of the namespace that has a holder or a waiter.
-     * @return the locks with status 200, or why etcd cannot be read with status 503
+     * @return the locks with status 200, or why the lock store cannot be read with status 503
      */
     @ReadOperation
     public WebEndpointResponse<OperationResponseBody> locks() {
@@ -43,7 +43,7 @@ public class DistributedLocksEndpointWebExtension {
     /**
      * One lock, held or not.
      * @param key the lock key, split at {@code /} by the request path
-     * @return the lock with status 200, or why etcd cannot be read with status 503
+     * @return the lock with status 200, or why the lock store cannot be read with status 503
      */
     @ReadOperation
     public WebEndpointResponse<OperationResponseBody> lock(@Selector(match = Match.ALL_REMAINING) String[] key) {

@@ -1,6 +1,6 @@
 /**
  * The {@code distributedlocks} actuator endpoint, which shows the holders and waiters of every
- * lock in the etcd namespace.
+ * lock in the store namespace.
  */
 @NullMarked
 package io.github.distlock.actuate;

@@ -57,7 +57,7 @@ public class DistributedLockProperties {
     private int aspectOrder = DistributedLockAdvisor.DEFAULT_ORDER;
 
     /**
-     * Identity recorded as the holder of this instance's locks, shown in errors and etcd tools.
+     * Identity recorded as the holder of this instance's locks, shown in errors, the distributedlocks endpoint and the store's own tools.
      * Defaults to '<spring.application.name>@<host>:<pid>', or '<host>:<pid>' when no
      * application name is set.
      */

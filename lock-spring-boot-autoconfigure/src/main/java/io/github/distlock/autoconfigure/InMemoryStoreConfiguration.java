@@ -22,7 +22,7 @@ class InMemoryStoreConfiguration {
     @ConditionalOnMissingBean(LockRegistry.class)
     InMemoryLockRegistry distributedLockRegistry(DistributedLockProperties properties) {
         logger.warn("distributed-lock.store=in-memory: locks are local to this JVM and do not exclude other "
-                + "instances of the application; use distributed-lock.store=etcd or redis when more than one instance runs");
+                + "instances of the application; use distributed-lock.store=etcd, redis, zookeeper or jdbc when more than one instance runs");
         return new InMemoryLockRegistry(properties.getLocalHandoff().toLocalHandoff());
     }
 }

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * A distlock {@link LockRegistry} seen as a Spring Integration
  * {@link org.springframework.integration.support.locks.LockRegistry}: what
  * {@code LockRegistryLeaderInitiator}, aggregators and {@code LockRequestHandlerAdvice} take, on
- * etcd, Redis, ZooKeeper or in memory.
+ * etcd, Redis, ZooKeeper, a SQL database or in memory.
  *
  * <p>Spring Integration's lock keys are objects; the lock key is their {@link Object#toString()},
  * verbatim, so two key objects with the same string share one lock. The locks handed out are the

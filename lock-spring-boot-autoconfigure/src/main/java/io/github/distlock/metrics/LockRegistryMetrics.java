@@ -15,7 +15,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.util.Assert;
 
 /**
- * Meters of a lock registry (any {@link InspectableLockRegistry}: etcd, in memory), for every
+ * Meters of a lock registry (any {@link InspectableLockRegistry}: etcd, Redis, ZooKeeper, JDBC, in memory), for every
  * acquisition whether through {@code @DistributedLock} or the {@code LockRegistry} API, tagged
  * with the registry's
  * {@code namespace}:

@@ -1,5 +1,5 @@
 /**
- * Micrometer meters of {@code @DistributedLock} calls and of the etcd lock registry; the only
+ * Micrometer meters of {@code @DistributedLock} calls and of the lock registries; the only
  * package that uses Micrometer.
  */
 @NullMarked
