@@ -16,6 +16,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -86,6 +87,12 @@ class DistributedLockAspectConfiguration {
         @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
         static ClassProxyCheck distributedLockClassProxyCheck(ObjectProvider<LockOperationSource> operations) {
             return new ClassProxyCheck(operations::getObject);
+        }
+
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        static SelfInvocationReport distributedLockSelfInvocationReport(ConfigurableListableBeanFactory beanFactory) {
+            return new SelfInvocationReport(beanFactory);
         }
     }
 
