@@ -38,10 +38,11 @@ public final class ClassProxyCheck implements BeanPostProcessor {
         ReflectionUtils.doWithMethods(targetClass, (method) -> {
             LockOperation operation = source.getOperation(method, targetClass);
             if (operation != null) {
-                throw new IllegalStateException("Invalid @DistributedLock on " + operation.description()
-                        + ": the method is final, so the class-based proxy of bean '" + beanName + "' cannot "
-                        + "intercept it and it would run without the lock; remove final, or have the bean "
-                        + "proxied through an interface, or use distributed-lock.aop.mode=aspectj");
+                throw new InvalidLockOperationException(operation.description(), "the method is final, so the "
+                        + "class-based proxy of bean '" + beanName + "' cannot intercept it and it would run without "
+                        + "the lock; remove final, or have the bean proxied through an interface, or use "
+                        + "distributed-lock.aop.mode=aspectj", "Remove final from the method, have the bean proxied "
+                        + "through an interface, or use distributed-lock.aop.mode=aspectj.", null);
             }
         }, (method) -> Modifier.isFinal(method.getModifiers()) && !Modifier.isStatic(method.getModifiers())
                 && !Modifier.isPrivate(method.getModifiers()));

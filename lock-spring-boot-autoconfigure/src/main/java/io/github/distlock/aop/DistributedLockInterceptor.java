@@ -192,12 +192,12 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
     /**
      * Looks the registry up and keeps it.
      * @param method the annotated method to name if there is none, or {@code null}
-     * @throws IllegalStateException if there is no registry
+     * @throws NoLockRegistryException if there is no registry
      */
     private LockRegistry lookUpRegistry(@Nullable String method) {
         LockRegistry registry = this.registryProvider.getIfAvailable();
         if (registry == null) {
-            throw new IllegalStateException("@DistributedLock is used"
+            throw new NoLockRegistryException("@DistributedLock is used"
                     + ((method != null) ? " (on " + method + ")" : "") + " but there is no LockRegistry bean: with "
                     + "distributed-lock.store=etcd put io.etcd:jetcd-core on the class path (lock-spring-boot-starter "
                     + "brings it), set distributed-lock.store=in-memory for a single instance, or define a "

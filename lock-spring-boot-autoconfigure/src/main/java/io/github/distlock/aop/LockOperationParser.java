@@ -339,11 +339,12 @@ final class LockOperationParser {
         return method.getDeclaringClass().getName() + "." + method.getName() + "(" + parameters + ")";
     }
 
-    private static IllegalStateException invalid(String description, String problem) {
+    private static InvalidLockOperationException invalid(String description, String problem) {
         return invalid(description, problem, null);
     }
 
-    private static IllegalStateException invalid(String description, String problem, @Nullable Throwable cause) {
-        return new IllegalStateException("Invalid @DistributedLock on " + description + ": " + problem, cause);
+    private static InvalidLockOperationException invalid(String description, String problem, @Nullable Throwable cause) {
+        return new InvalidLockOperationException(description, problem, "Correct the @DistributedLock annotation on "
+                + description + " as the description says (docs/annotation.md lists what each attribute takes).", cause);
     }
 }

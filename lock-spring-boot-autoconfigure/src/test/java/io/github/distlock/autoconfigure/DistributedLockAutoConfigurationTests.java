@@ -233,10 +233,28 @@ class DistributedLockAutoConfigurationTests {
         });
         this.contextRunner.withClassLoader(new FilteredClassLoader(Client.class))
             .withUserConfiguration(LockedService.class)
-            .run((context) -> assertThat(context).getFailure()
-                .hasMessageContaining("@DistributedLock is used (on " + Locked.class.getName() + ".key())")
-                .hasMessageContaining("there is no LockRegistry bean")
-                .hasMessageContaining("distributed-lock.store=in-memory"));
+            .run((context) -> {
+                assertThat(context).getFailure()
+                    .hasMessageContaining("@DistributedLock is used (on " + Locked.class.getName() + ".key())")
+                    .hasMessageContaining("there is no LockRegistry bean")
+                    .hasMessageContaining("distributed-lock.store=in-memory");
+                FailureAnalysis analysis = new NoLockRegistryFailureAnalyzer().analyze(context.getStartupFailure());
+                assertThat(analysis).as("Spring Boot's failure analysis").isNotNull();
+                assertThat(analysis.getDescription()).contains("there is no LockRegistry bean");
+                assertThat(analysis.getAction()).contains("set distributed-lock.store=in-memory for a single instance");
+            });
+    }
+
+    @Test
+    void anInvalidAnnotationFailsStartUpWithAFailureAnalysisNotAStackTrace(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(DistributedLockOnly.class, BadTimeout.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        assertThatExceptionOfType(RuntimeException.class)
+            .isThrownBy(() -> application.run("--distributed-lock.store=in-memory").close());
+        assertThat(output).contains("APPLICATION FAILED TO START")
+            .contains("Invalid @DistributedLock on " + BadTimeout.class.getName() + ".run(): waitTimeout 'ten seconds'")
+            .contains("Action:")
+            .contains("Correct the @DistributedLock annotation on " + BadTimeout.class.getName() + ".run()");
     }
 
     @Test
@@ -376,6 +394,13 @@ class DistributedLockAutoConfigurationTests {
     @ImportAutoConfiguration(DistributedLockAutoConfiguration.class)
     static class DistributedLockOnly {
 
+    }
+
+    static class BadTimeout {
+
+        @DistributedLock(waitTimeout = "ten seconds")
+        public void run() {
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
