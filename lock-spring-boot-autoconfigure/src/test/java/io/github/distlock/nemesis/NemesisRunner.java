@@ -286,7 +286,9 @@ public final class NemesisRunner {
                     worker.process().pause();
                 }
                 catch (RuntimeException ex) {
-                    this.problems.add("could not pause " + worker.id() + ": " + ex);
+                    // A worker that exited on its own says why on stderr.
+                    this.problems.add("could not pause " + worker.id() + ": " + ex + " (stderr tail: "
+                            + worker.process().stderrTail().strip() + ")");
                     heal = 0;
                 }
                 return healer.schedule(() -> {

@@ -505,11 +505,12 @@ public abstract class TestStore implements AutoCloseable {
         }
 
         /**
-         * Creates the tables, trying again for up to a minute: a child JVM may start while a fault test has its
-         * database down or restarting (a nemesis run replaces a killed worker whenever the plan says).
+         * Creates the tables, trying again for up to three minutes: a child JVM may start while a fault test has its
+         * database down or restarting (a nemesis run replaces a killed worker whenever the plan says, and its
+         * schedule kept PostgreSQL unavailable for 61 s once, which outlasted the one minute this waited before).
          */
         private static void initializeSchema(HikariDataSource pool, String namespace) {
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
             while (true) {
                 try {
                     JdbcSchema.initialize(pool, namespace);
