@@ -1,6 +1,12 @@
 package io.github.distlock.autoconfigure;
 
+import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
+
 import io.etcd.jetcd.Client;
+import io.github.distlock.InMemoryLockRegistry;
+import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.health.EtcdLockRegistryHealthIndicator;
 import io.github.distlock.health.JdbcLockRegistryHealthIndicator;
@@ -10,20 +16,32 @@ import io.github.distlock.health.ZookeeperLockRegistryHealthIndicator;
 import io.github.distlock.jdbc.JdbcLockRegistry;
 import io.github.distlock.redis.RedisLockRegistry;
 import io.github.distlock.zookeeper.ZookeeperLockRegistry;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ConfigurationCondition;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configuration of the {@code distributedLock} health indicator for a lock registry that
  * depends on a store (etcd, Redis, ZooKeeper or JDBC), when Spring Boot's health support is on the class path: a
- * {@link LockRegistryHealthIndicator} with the store's own details. The in-memory registry has no
- * store that could fail and gets none. Switched off with
+ * {@link LockRegistryHealthIndicator} with the store's own details; with several such registries
+ * (the application's own, none primary), a composite of one indicator per registry under its bean
+ * name. The in-memory registry has no store that could fail and gets none. Switched off with
  * {@code management.health.distributed-lock.enabled=false}.
  *
  * <p>Runs after {@link DistributedLockAutoConfiguration}, which defines the registry. Spring Boot
@@ -35,11 +53,137 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnDistributedLockEnabled
 public final class DistributedLockHealthAutoConfiguration {
 
+    private static final String ETCD_CLIENT = "io.etcd.jetcd.Client";
+
+    /**
+     * Several registries of stores (the application's own): one indicator each, under the
+     * registry's bean name, in one composite; the single-registry configurations below back off.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(SeveralStoreRegistriesCondition.class)
+    @ConditionalOnEnabledHealthIndicator("distributed-lock")
+    static class SeveralRegistriesHealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "distributedLockHealthIndicator")
+        CompositeHealthContributor distributedLockHealthIndicator(Map<String, InspectableLockRegistry> registries) {
+            Map<String, HealthIndicator> indicators = new TreeMap<>();
+            registries.forEach((name, registry) -> {
+                HealthIndicator indicator = indicatorOf(registry);
+                if (indicator != null) {
+                    indicators.put(name, indicator);
+                }
+            });
+            return CompositeHealthContributor.fromMap(indicators);
+        }
+
+        /** @return the store's indicator for {@code registry}, {@code null} for one without a store (in-memory) */
+        private static @Nullable HealthIndicator indicatorOf(InspectableLockRegistry registry) {
+            // Each store's classes are touched only once its client is known to be on the class path.
+            if (ClassUtils.isPresent(ETCD_CLIENT, null) && EtcdIndicator.accepts(registry)) {
+                return EtcdIndicator.of(registry);
+            }
+            if (ClassUtils.isPresent(RedisStoreConfiguration.LETTUCE_CLIENT, null) && RedisIndicator.accepts(registry)) {
+                return RedisIndicator.of(registry);
+            }
+            if (ClassUtils.isPresent(ZookeeperStoreConfiguration.CURATOR_FRAMEWORK, null)
+                    && ZookeeperIndicator.accepts(registry)) {
+                return ZookeeperIndicator.of(registry);
+            }
+            if (registry instanceof JdbcLockRegistry jdbc) {
+                return new JdbcLockRegistryHealthIndicator(jdbc);
+            }
+            return null;
+        }
+
+        private static final class EtcdIndicator {
+
+            static boolean accepts(InspectableLockRegistry registry) {
+                return registry instanceof EtcdLockRegistry;
+            }
+
+            static HealthIndicator of(InspectableLockRegistry registry) {
+                return new EtcdLockRegistryHealthIndicator((EtcdLockRegistry) registry);
+            }
+        }
+
+        private static final class RedisIndicator {
+
+            static boolean accepts(InspectableLockRegistry registry) {
+                return registry instanceof RedisLockRegistry;
+            }
+
+            static HealthIndicator of(InspectableLockRegistry registry) {
+                return new RedisLockRegistryHealthIndicator((RedisLockRegistry) registry);
+            }
+        }
+
+        private static final class ZookeeperIndicator {
+
+            static boolean accepts(InspectableLockRegistry registry) {
+                return registry instanceof ZookeeperLockRegistry;
+            }
+
+            static HealthIndicator of(InspectableLockRegistry registry) {
+                return new ZookeeperLockRegistryHealthIndicator((ZookeeperLockRegistry) registry);
+            }
+        }
+    }
+
+    /** Matches when the bean factory has more than one lock registry that depends on a store. */
+    static final class SeveralStoreRegistriesCondition extends SpringBootCondition implements ConfigurationCondition {
+
+        @Override
+        public ConfigurationPhase getConfigurationPhase() {
+            // Once the application's bean definitions are in: counted at parse time, there would be none yet.
+            return ConfigurationPhase.REGISTER_BEAN;
+        }
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            long stores = storeRegistries(context);
+            ConditionMessage.Builder message = ConditionMessage.forCondition("Several store lock registries");
+            return (stores > 1) ? ConditionOutcome.match(message.found("registries").items(stores))
+                    : ConditionOutcome.noMatch(message.because(stores + " store registries"));
+        }
+    }
+
+    /** Matches when the bean factory has at most one lock registry that depends on a store. */
+    static final class OneStoreRegistryCondition extends SpringBootCondition implements ConfigurationCondition {
+
+        @Override
+        public ConfigurationPhase getConfigurationPhase() {
+            // Once the application's bean definitions are in: counted at parse time, there would be none yet.
+            return ConfigurationPhase.REGISTER_BEAN;
+        }
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            long stores = storeRegistries(context);
+            ConditionMessage.Builder message = ConditionMessage.forCondition("One store lock registry");
+            return (stores <= 1) ? ConditionOutcome.match(message.because(stores + " store registries"))
+                    : ConditionOutcome.noMatch(message.found("registries").items(stores));
+        }
+    }
+
+    /** @return how many lock registries of the bean factory depend on a store (not in-memory ones) */
+    private static long storeRegistries(ConditionContext context) {
+        ConfigurableListableBeanFactory beanFactory = context.getBeanFactory();
+        if (beanFactory == null) {
+            return 0;
+        }
+        return Arrays.stream(beanFactory.getBeanNamesForType(InspectableLockRegistry.class, true, false))
+            .map((name) -> beanFactory.getType(name, false))
+            .filter((type) -> type != null && !InMemoryLockRegistry.class.isAssignableFrom(type))
+            .count();
+    }
+
     // Nested so that each store's types and the health indicator condition are only read once
     // the store's client and health support are known to be present.
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(Client.class)
     @ConditionalOnSingleCandidate(EtcdLockRegistry.class)
+    @Conditional(OneStoreRegistryCondition.class)
     @ConditionalOnEnabledHealthIndicator("distributed-lock")
     static class EtcdRegistryHealthConfiguration {
 
@@ -53,6 +197,7 @@ public final class DistributedLockHealthAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = RedisStoreConfiguration.LETTUCE_CLIENT)
     @ConditionalOnSingleCandidate(RedisLockRegistry.class)
+    @Conditional(OneStoreRegistryCondition.class)
     @ConditionalOnEnabledHealthIndicator("distributed-lock")
     static class RedisRegistryHealthConfiguration {
 
@@ -66,6 +211,7 @@ public final class DistributedLockHealthAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = ZookeeperStoreConfiguration.CURATOR_FRAMEWORK)
     @ConditionalOnSingleCandidate(ZookeeperLockRegistry.class)
+    @Conditional(OneStoreRegistryCondition.class)
     @ConditionalOnEnabledHealthIndicator("distributed-lock")
     static class ZookeeperRegistryHealthConfiguration {
 
@@ -78,6 +224,7 @@ public final class DistributedLockHealthAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnSingleCandidate(JdbcLockRegistry.class)
+    @Conditional(OneStoreRegistryCondition.class)
     @ConditionalOnEnabledHealthIndicator("distributed-lock")
     static class JdbcRegistryHealthConfiguration {
 

@@ -1,13 +1,22 @@
 package io.github.distlock.autoconfigure;
 
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+import io.etcd.jetcd.Client;
 import io.github.distlock.InMemoryLockRegistry;
 import io.github.distlock.LockRegistry;
 import io.github.distlock.health.EtcdLockRegistryHealthIndicator;
 import io.github.distlock.health.JdbcLockRegistryHealthIndicator;
+import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.health.RedisLockRegistryHealthIndicator;
+import io.github.distlock.jdbc.JdbcLockRegistry;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -81,6 +90,19 @@ class DistributedLockHealthAutoConfigurationTests {
     }
 
     @Test
+    void severalRegistriesOfStoresGetOneIndicatorEachInAComposite() {
+        this.contextRunner.withUserConfiguration(SeveralRegistries.class).run((context) -> {
+            assertThat(context).hasNotFailed().hasBean(NAME).doesNotHaveBean(EtcdLockRegistryHealthIndicator.class);
+            CompositeHealthContributor composite = context.getBean(NAME, CompositeHealthContributor.class);
+            Map<String, Object> indicators = new TreeMap<>();
+            composite.stream().forEach((entry) -> indicators.put(entry.name(), entry.contributor()));
+            assertThat(indicators).containsOnlyKeys("billingLocks", "orderLocks");
+            assertThat(indicators.get("orderLocks")).isInstanceOf(EtcdLockRegistryHealthIndicator.class);
+            assertThat(indicators.get("billingLocks")).isInstanceOf(JdbcLockRegistryHealthIndicator.class);
+        });
+    }
+
+    @Test
     void canBeSwitchedOff() {
         this.contextRunner.withPropertyValues("management.health.distributed-lock.enabled=false")
             .run((context) -> assertThat(context).doesNotHaveBean(NAME));
@@ -91,6 +113,33 @@ class DistributedLockHealthAutoConfigurationTests {
 
         @Bean
         InMemoryLockRegistry myRegistry() {
+            return new InMemoryLockRegistry();
+        }
+    }
+
+    /** Two registries on two stores, neither primary, and an in-memory one, which has no store to watch. */
+    @Configuration(proxyBeanMethods = false)
+    static class SeveralRegistries {
+
+        @Bean(destroyMethod = "close")
+        Client ordersEtcd() {
+            return Client.builder().endpoints("http://127.0.0.1:1").build();
+        }
+
+        @Bean(destroyMethod = "close")
+        EtcdLockRegistry orderLocks(Client ordersEtcd) {
+            return EtcdLockRegistry.builder(ordersEtcd).namespace("/orders/").build();
+        }
+
+        @Bean(destroyMethod = "close")
+        JdbcLockRegistry billingLocks() {
+            JdbcDataSource dataSource = new JdbcDataSource();
+            dataSource.setURL("jdbc:h2:mem:billing-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+            return JdbcLockRegistry.builder(dataSource).build();
+        }
+
+        @Bean
+        InMemoryLockRegistry localLocks() {
             return new InMemoryLockRegistry();
         }
     }
