@@ -1,5 +1,7 @@
 package io.github.distlock;
 
+import java.util.Collection;
+
 /**
  * Hands out {@link FencedLock}s by key.
  *
@@ -31,4 +33,18 @@ public interface LockRegistry {
      * nothing was sent to the store then
      */
     FencedLock obtain(String key, boolean fair);
+
+    /**
+     * Returns one lock over several keys: all or none, taken in one canonical order so that callers
+     * asking for the same keys in different orders cannot deadlock (see {@link FencedMultiLock}).
+     * @param keys the keys, at most {@link FencedMultiLock#MAX_KEYS} once duplicates are collapsed;
+     * each as {@link #obtain(String, boolean)} takes it
+     * @param fair whether waiters for each key are served in arrival order
+     * @return the lock
+     * @throws IllegalArgumentException if there is no key, a key is invalid, or there are too many;
+     * nothing was sent to the store then
+     */
+    default FencedMultiLock obtainAll(Collection<String> keys, boolean fair) {
+        return new OrderedMultiLock(this, keys, fair);
+    }
 }

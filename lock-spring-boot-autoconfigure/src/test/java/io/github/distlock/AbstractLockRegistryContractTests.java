@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -708,6 +709,104 @@ public abstract class AbstractLockRegistryContractTests {
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
         assertThat(acquired).as("%s acquired a lock held elsewhere", description).isFalse();
         assertThat(elapsed).as("time %s took", description).isLessThan(responseTime());
+    }
+
+    // Several keys (obtainAll)
+
+    @Test
+    void severalKeysAreTakenAllOrNoneInOneOrder() throws Exception {
+        String a = this.key + "-a";
+        String b = this.key + "-b";
+        String c = this.key + "-c";
+        FencedMultiLock all = registry().obtainAll(List.of(c, a, b, a), false);
+        assertThat(all.getKeys()).as("duplicates collapsed, sorted").containsExactly(a, b, c);
+        FencedLock heldElsewhere = peerRegistry().obtain(b);
+        heldElsewhere.lock();
+        try {
+            assertThat(fork(all::tryLock).result(longWait())).as("a try-once while b is held").isFalse();
+            assertThat(fork(() -> all.tryLock(shortWait().toMillis(), MILLISECONDS)).result(longWait()))
+                .as("a timed try while b is held").isFalse();
+            assertThat(acquirableElsewhere(peerRegistry(), a, false)).as("a, released by the attempts").isTrue();
+        }
+        finally {
+            heldElsewhere.unlock();
+        }
+        assertThat(all.tryLock(longWait().toMillis(), MILLISECONDS)).isTrue();
+        Map<String, Long> fences;
+        try {
+            assertThat(all.isLockedByCurrentThread()).isTrue();
+            fences = all.getFences();
+            assertThat(fences).containsOnlyKeys(a, b, c);
+            for (String key : List.of(a, b, c)) {
+                assertThat(acquirableElsewhere(peerRegistry(), key, true)).as("%s while all are held", key).isFalse();
+            }
+        }
+        finally {
+            all.unlock();
+        }
+        assertThat(all.isLockedByCurrentThread()).isFalse();
+        assertThatThrownBy(all::unlock).isInstanceOf(IllegalMonitorStateException.class);
+        FencedMultiLock again = peerRegistry().obtainAll(List.of(a, b, c), true);
+        again.lock();
+        try {
+            again.getFences().forEach((key, fence) -> assertThat(fence).as("the next fence of %s", key)
+                .isGreaterThan(fences.get(key)));
+        }
+        finally {
+            again.unlock();
+        }
+    }
+
+    /**
+     * Callers that ask for the same keys in opposite orders, from both registries: without one
+     * order of taking them, two would each hold one key and wait for the other forever.
+     */
+    @Test
+    void callersAskingForTheSameKeysInOppositeOrdersNeverDeadlockNorOverlap() throws Exception {
+        List<String> forward = List.of(this.key + "-x", this.key + "-y", this.key + "-z");
+        List<String> backward = List.of(this.key + "-z", this.key + "-y", this.key + "-x");
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        int rounds = Math.max(10, contentionIterations() / 10);
+        List<Forked<Void>> callers = new ArrayList<>();
+        for (int caller = 0; caller < 4; caller++) {
+            LockRegistry registry = (caller % 2 == 0) ? registry() : peerRegistry();
+            FencedMultiLock lock = registry.obtainAll((caller < 2) ? forward : backward, caller % 3 == 0);
+            callers.add(fork(() -> {
+                for (int round = 0; round < rounds; round++) {
+                    assertThat(lock.tryLock(longWait().toMillis(), MILLISECONDS)).as("round %d", round).isTrue();
+                    try {
+                        if (inside.incrementAndGet() != 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        inside.decrementAndGet();
+                        done.incrementAndGet();
+                    }
+                    finally {
+                        lock.unlock();
+                    }
+                }
+                return null;
+            }));
+        }
+        awaitAll(callers, longWait().multipliedBy(4));
+        assertThat(overlaps.get()).as("callers inside together").isZero();
+        assertThat(done.get()).isEqualTo(4 * rounds);
+    }
+
+    @Test
+    void aLockOverSeveralKeysRejectsBadKeysBeforeTalkingToTheStore() {
+        assertThatThrownBy(() -> registry().obtainAll(List.of(), false)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("at least one key");
+        assertThatThrownBy(() -> registry().obtainAll(List.of(this.key, ""), false))
+            .isInstanceOf(IllegalArgumentException.class);
+        List<String> tooMany = new ArrayList<>();
+        for (int i = 0; i <= FencedMultiLock.MAX_KEYS; i++) {
+            tooMany.add(this.key + "-" + i);
+        }
+        assertThatThrownBy(() -> registry().obtainAll(tooMany, false)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("at most " + FencedMultiLock.MAX_KEYS + " keys");
     }
 
     private boolean acquirableElsewhere(LockRegistry registry, String key, boolean fair) throws Exception {
