@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.asm.ConstantDynamic;
 import org.springframework.asm.Handle;
 import org.springframework.asm.Label;
 import org.springframework.asm.MethodVisitor;
@@ -18,8 +19,10 @@ import org.springframework.asm.Type;
 /**
  * Follows a method's operand stack, one entry per word, far enough to tell for each instance
  * call whether its receiver is {@code this}: what {@code aload_0} pushed in an instance method
- * that never stores into local 0, possibly duplicated or cast. Everything else is "not this",
- * and so is whatever the walk cannot follow (a stack it lost track of reads as empty): a call is
+ * that has not stored into local 0 before (in instruction order), possibly duplicated or cast.
+ * Everything else is "not this", and so is whatever the walk cannot follow (a stack it lost track
+ * of reads as empty, words missing below a DUP as "not this"); where paths join (a jump target, a
+ * switch case), an entry is {@code this} only if it is on every path that reaches it. A call is
  * reported as on {@code this} only when it surely is.
  */
 abstract class ReceiverTracker extends MethodVisitor {
@@ -54,15 +57,33 @@ abstract class ReceiverTracker extends MethodVisitor {
 
     @Override
     public void visitLabel(Label label) {
+        List<Boolean> jumpedIn = this.stackAtTarget.get(label);
         if (this.handlers.contains(label)) {
             this.stack.clear();
             push(1);
         }
-        else if (!this.reachable && this.stackAtTarget.containsKey(label)) {
+        else if (jumpedIn != null) {
+            List<Boolean> joined = this.reachable ? merge(this.stack, jumpedIn) : jumpedIn;
             this.stack.clear();
-            this.stack.addAll(this.stackAtTarget.get(label));
+            this.stack.addAll(joined);
         }
         this.reachable = true;
+    }
+
+    /** Records the stack a jump brings to {@code target}, joined with what other jumps brought. */
+    private void jumpsTo(Label target) {
+        List<Boolean> before = this.stackAtTarget.get(target);
+        this.stackAtTarget.put(target, (before != null) ? merge(before, this.stack) : new ArrayList<>(this.stack));
+    }
+
+    /** @return the join of two paths' stacks, aligned at the top: {@code this} only where both say so */
+    private static List<Boolean> merge(List<Boolean> one, List<Boolean> other) {
+        int size = Math.min(one.size(), other.size());
+        List<Boolean> joined = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            joined.add(one.get(one.size() - size + i) && other.get(other.size() - size + i));
+        }
+        return joined;
     }
 
     @Override
@@ -188,7 +209,7 @@ abstract class ReceiverTracker extends MethodVisitor {
             }
             default -> pop(1);
         }
-        this.stackAtTarget.putIfAbsent(label, new ArrayList<>(this.stack));
+        jumpsTo(label);
         if (opcode == Opcodes.GOTO) {
             unreachable();
         }
@@ -196,18 +217,28 @@ abstract class ReceiverTracker extends MethodVisitor {
 
     @Override
     public void visitLdcInsn(Object value) {
-        push((value instanceof Long || value instanceof Double) ? 2 : 1);
+        boolean twoWords = value instanceof Long || value instanceof Double || (value instanceof ConstantDynamic constant
+                && Type.getType(constant.getDescriptor()).getSize() == 2);
+        push(twoWords ? 2 : 1);
     }
 
     @Override
     public void visitTableSwitchInsn(int min, int max, Label defaultLabel, Label... labels) {
         pop(1);
+        jumpsTo(defaultLabel);
+        for (Label label : labels) {
+            jumpsTo(label);
+        }
         unreachable();
     }
 
     @Override
     public void visitLookupSwitchInsn(Label defaultLabel, int[] keys, Label[] labels) {
         pop(1);
+        jumpsTo(defaultLabel);
+        for (Label label : labels) {
+            jumpsTo(label);
+        }
         unreachable();
     }
 
@@ -253,11 +284,11 @@ abstract class ReceiverTracker extends MethodVisitor {
 
     /** DUP forms: copies the top {@code words} below the {@code skipped} words under them. */
     private void duplicate(int words, int skipped) {
-        int size = this.stack.size();
-        if (size < words + skipped) {
-            push(words);
-            return;
+        while (this.stack.size() < words + skipped) {
+            // Words the walk lost track of: not this.
+            this.stack.add(0, false);
         }
+        int size = this.stack.size();
         List<Boolean> copied = new ArrayList<>(this.stack.subList(size - words, size));
         this.stack.addAll(size - words - skipped, copied);
     }

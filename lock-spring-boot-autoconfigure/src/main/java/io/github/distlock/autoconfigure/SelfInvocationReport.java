@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.asm.ClassReader;
 import org.springframework.asm.ClassVisitor;
 import org.springframework.asm.MethodVisitor;
+import org.springframework.asm.Opcodes;
 import org.springframework.asm.SpringAsmInfo;
 import org.springframework.asm.Type;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -68,24 +69,36 @@ final class SelfInvocationReport implements SmartInitializingSingleton {
             if (reader == null) {
                 continue;
             }
-            reader.accept(new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
+            try {
+                reader.accept(new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
 
-                @Override
-                public MethodVisitor visitMethod(int access, String callerName, String callerDescriptor,
-                        @Nullable String signature, String @Nullable [] exceptions) {
-                    String caller = callerName + callerDescriptor;
-                    return new ReceiverTracker(access) {
-
-                        @Override
-                        void instanceCall(String owner, String name, String descriptor, boolean onThis) {
-                            Method called = byNameAndDescriptor.get(name + descriptor);
-                            if (onThis && called != null && owners.contains(owner) && !caller.equals(name + descriptor)) {
-                                calls.computeIfAbsent(called, (key) -> new TreeSet<>()).add(callerName(callerName));
-                            }
+                    @Override
+                    public @Nullable MethodVisitor visitMethod(int access, String callerName, String callerDescriptor,
+                            @Nullable String signature, String @Nullable [] exceptions) {
+                        if ((access & Opcodes.ACC_BRIDGE) != 0) {
+                            // A bridge (of a generic interface's method) calls the bridged method on 'this', but a
+                            // call through the proxy is advised before it runs: not a self-invocation.
+                            return null;
                         }
-                    };
-                }
-            }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+                        String caller = callerName + callerDescriptor;
+                        return new ReceiverTracker(access) {
+
+                            @Override
+                            void instanceCall(String owner, String name, String descriptor, boolean onThis) {
+                                Method called = byNameAndDescriptor.get(name + descriptor);
+                                if (onThis && called != null && owners.contains(owner)
+                                        && !caller.equals(name + descriptor)) {
+                                    calls.computeIfAbsent(called, (key) -> new TreeSet<>()).add(callerName(callerName));
+                                }
+                            }
+                        };
+                    }
+                }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+            }
+            catch (RuntimeException ex) {
+                // A class file this ASM cannot follow: no report for it, and no failed start-up.
+                logger.debug("Could not read the class file of {}: {}", type.getName(), ex.toString());
+            }
         }
         return calls;
     }

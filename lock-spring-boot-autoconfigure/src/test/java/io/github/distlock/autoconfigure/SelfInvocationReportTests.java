@@ -51,6 +51,16 @@ class SelfInvocationReportTests {
     }
 
     @Test
+    void bridgeMethodsAndReceiversThatMayNotBeThisAreNotNamed() {
+        assertThat(SelfInvocationReport.selfCalls(Listener.class, List.of(method(Listener.class, "accept", String.class))))
+            .as("the bridge accept(Object) of Consumer<String>")
+            .isEmpty();
+        assertThat(SelfInvocationReport.selfCalls(Orders.class, List.of(method(Orders.class, "ship", long.class))))
+            .as("(self != null ? self : this).ship(id): this on one path only")
+            .isEmpty();
+    }
+
+    @Test
     void nothingInAspectjMode(CapturedOutput output) {
         this.contextRunner.withPropertyValues("distributed-lock.aop.mode=aspectj")
             .withBean(Reports.class)
@@ -124,6 +134,19 @@ class SelfInvocationReportTests {
 
         public long shipTwice(long id) {
             return this.self.ship(id) + this.self.ship(id);
+        }
+
+        public long shipThroughWhicheverIsSet(long id) {
+            return ((this.self != null) ? this.self : this).ship(id);
+        }
+    }
+
+    /** Its annotated method implements a generic interface's: javac adds a bridge that calls it on this. */
+    static class Listener implements java.util.function.Consumer<String> {
+
+        @Override
+        @DistributedLock(key = "#value")
+        public void accept(String value) {
         }
     }
 }
