@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The keys are taken one by one in one canonical order, the same in every process (duplicates
  * collapsed, then {@link String#compareTo}): two callers that ask for the same keys in different
- * orders cannot deadlock, since each waits for a key only while holding keys that come before it.
+ * orders cannot deadlock, since each waits for a key only while holding keys that come before it
+ * (as long as neither holds other keys of its own while it waits).
  * A timed attempt that cannot have every key within its timeout releases the ones it took, in
  * reverse order, and returns {@code false}; so does one that fails, before it throws. Each key keeps
  * its own fence ({@link #getFences()}), its own fairness and everything {@link FencedLock} promises:
@@ -59,9 +60,10 @@ public interface FencedMultiLock {
 
     /**
      * Releases every key, in reverse order, also when one of them throws.
-     * @throws LockLostException if any hold was lost meanwhile (the others' losses suppressed in it);
+     * @throws LockLostException if any hold was lost meanwhile (other failures suppressed in it);
      * every key was released all the same
-     * @throws IllegalMonitorStateException if the current thread holds none of the keys
+     * @throws IllegalMonitorStateException if the current thread does not hold every key (nothing
+     * is released then)
      */
     void unlock();
 

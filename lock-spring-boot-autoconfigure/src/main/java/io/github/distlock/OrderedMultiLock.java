@@ -133,33 +133,45 @@ final class OrderedMultiLock implements FencedMultiLock {
 
     @Override
     public void unlock() {
-        List<FencedLock> held = new ArrayList<>();
         for (FencedLock lock : this.locks) {
-            if (lock.getHoldCount() > 0) {
-                held.add(lock);
+            if (lock.getHoldCount() == 0) {
+                // Releasing the others would take holds the thread has of them on its own.
+                throw new IllegalMonitorStateException("The current thread does not hold key '" + lock.getKey()
+                        + "' of " + this.keys);
             }
         }
-        if (held.isEmpty()) {
-            throw new IllegalMonitorStateException("The current thread holds none of the keys " + this.keys);
-        }
-        LockLostException lost = null;
-        Collections.reverse(held);
-        for (FencedLock lock : held) {
+        // Every key is released whatever one of them throws; a lost hold is the failure reported first.
+        RuntimeException lost = null;
+        Throwable other = null;
+        for (int i = this.locks.size() - 1; i >= 0; i--) {
             try {
-                lock.unlock();
+                this.locks.get(i).unlock();
             }
             catch (LockLostException ex) {
-                if (lost == null) {
-                    lost = ex;
-                }
-                else {
-                    lost.addSuppressed(ex);
-                }
+                lost = keep(lost, ex);
+            }
+            catch (RuntimeException | Error ex) {
+                other = keep(other, ex);
             }
         }
-        if (lost != null) {
-            throw lost;
+        Throwable failure = (lost != null) ? lost : other;
+        if (failure != null && other != null && failure != other) {
+            failure.addSuppressed(other);
         }
+        if (failure instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+    }
+
+    private static <T extends Throwable> T keep(@Nullable T first, T next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
     }
 
     @Override
@@ -185,7 +197,7 @@ final class OrderedMultiLock implements FencedMultiLock {
             try {
                 taken.get(i).unlock();
             }
-            catch (RuntimeException ex) {
+            catch (RuntimeException | Error ex) {
                 if (failure != null) {
                     failure.addSuppressed(ex);
                 }

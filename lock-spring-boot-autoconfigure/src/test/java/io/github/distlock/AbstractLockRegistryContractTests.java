@@ -796,6 +796,23 @@ public abstract class AbstractLockRegistryContractTests {
     }
 
     @Test
+    void aLockOverSeveralKeysReleasesNothingUnlessTheThreadHoldsEveryKey() throws Exception {
+        String a = this.key + "-a";
+        FencedLock alone = registry().obtain(a);
+        alone.lock();
+        try {
+            FencedMultiLock both = registry().obtainAll(List.of(a, this.key + "-b"), false);
+            assertThatThrownBy(both::unlock).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining(this.key + "-b");
+            assertThat(alone.isLockedByCurrentThread()).as("the thread's own hold of a").isTrue();
+            assertThat(alone.getHoldCount()).isEqualTo(1);
+        }
+        finally {
+            alone.unlock();
+        }
+    }
+
+    @Test
     void aLockOverSeveralKeysRejectsBadKeysBeforeTalkingToTheStore() {
         assertThatThrownBy(() -> registry().obtainAll(List.of(), false)).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("at least one key");

@@ -2,10 +2,10 @@ package io.github.distlock.autoconfigure;
 
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import io.etcd.jetcd.Client;
-import io.github.distlock.InMemoryLockRegistry;
 import io.github.distlock.InspectableLockRegistry;
 import io.github.distlock.etcd.EtcdLockRegistry;
 import io.github.distlock.health.EtcdLockRegistryHealthIndicator;
@@ -40,8 +40,8 @@ import org.springframework.util.ClassUtils;
  * Auto-configuration of the {@code distributedLock} health indicator for a lock registry that
  * depends on a store (etcd, Redis, ZooKeeper or JDBC), when Spring Boot's health support is on the class path: a
  * {@link LockRegistryHealthIndicator} with the store's own details; with several such registries
- * (the application's own, none primary), a composite of one indicator per registry under its bean
- * name. The in-memory registry has no store that could fail and gets none. Switched off with
+ * (the application's own, a primary one among them or not), a composite of one indicator per
+ * registry under its bean name. The in-memory registry has no store that could fail and gets none. Switched off with
  * {@code management.health.distributed-lock.enabled=false}.
  *
  * <p>Runs after {@link DistributedLockAutoConfiguration}, which defines the registry. Spring Boot
@@ -54,6 +54,10 @@ import org.springframework.util.ClassUtils;
 public final class DistributedLockHealthAutoConfiguration {
 
     private static final String ETCD_CLIENT = "io.etcd.jetcd.Client";
+
+    private static final Set<String> STORE_REGISTRIES = Set.of("io.github.distlock.etcd.EtcdLockRegistry",
+            "io.github.distlock.redis.RedisLockRegistry", "io.github.distlock.zookeeper.ZookeeperLockRegistry",
+            "io.github.distlock.jdbc.JdbcLockRegistry");
 
     /**
      * Several registries of stores (the application's own): one indicator each, under the
@@ -166,7 +170,7 @@ public final class DistributedLockHealthAutoConfiguration {
         }
     }
 
-    /** @return how many lock registries of the bean factory depend on a store (not in-memory ones) */
+    /** @return how many beans of the bean factory are registries of the stores that have an indicator */
     private static long storeRegistries(ConditionContext context) {
         ConfigurableListableBeanFactory beanFactory = context.getBeanFactory();
         if (beanFactory == null) {
@@ -174,8 +178,18 @@ public final class DistributedLockHealthAutoConfiguration {
         }
         return Arrays.stream(beanFactory.getBeanNamesForType(InspectableLockRegistry.class, true, false))
             .map((name) -> beanFactory.getType(name, false))
-            .filter((type) -> type != null && !InMemoryLockRegistry.class.isAssignableFrom(type))
+            .filter(DistributedLockHealthAutoConfiguration::isStoreRegistry)
             .count();
+    }
+
+    /** By class name, so that no store's classes are loaded for a store whose client is absent. */
+    private static boolean isStoreRegistry(@Nullable Class<?> type) {
+        for (Class<?> candidate = type; candidate != null; candidate = candidate.getSuperclass()) {
+            if (STORE_REGISTRIES.contains(candidate.getName())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // Nested so that each store's types and the health indicator condition are only read once

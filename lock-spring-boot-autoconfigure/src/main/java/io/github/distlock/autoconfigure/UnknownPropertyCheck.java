@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -26,8 +27,11 @@ import org.springframework.core.env.Environment;
  * {@link DistributedLockProperties}: a misspelled name would otherwise leave its default in
  * place without a word (say {@code distributed-lock.stor=redis}, which keeps the locks on etcd).
  * Each comes with the closest known name. The known names are {@link DistributedLockProperties}'s
- * own (the configuration metadata is generated from the same class), in any of the forms that
- * binding accepts ({@code lease-ttl}, {@code leaseTtl}, {@code lease_ttl}).
+ * own (the configuration metadata is generated from the same class), in the forms that binding
+ * accepts ({@code lease-ttl}, {@code leaseTtl}, {@code lease_ttl}, {@code DISTRIBUTEDLOCK_ETCD_LEASETTL});
+ * a group set to nothing (an empty YAML section) is known too. Not checked: environment variables
+ * in the legacy form that keeps the dash as an underscore ({@code DISTRIBUTED_LOCK_STOR}), which
+ * Spring Boot maps to {@code distributed.lock.*}.
  */
 final class UnknownPropertyCheck {
 
@@ -42,7 +46,7 @@ final class UnknownPropertyCheck {
      * @param origin where it was set, e.g. {@code class path resource [application.yml] - 3:5}; null if unknown
      * @param closest the known property whose name is closest to it
      */
-    record UnknownProperty(String name, Origin origin, String closest) {
+    record UnknownProperty(String name, @Nullable Origin origin, String closest) {
 
         /** @return the WARN that reports it */
         String message() {
@@ -56,7 +60,9 @@ final class UnknownPropertyCheck {
      * @return the unknown {@code distributed-lock.*} properties in it, each once, in name order
      */
     static List<UnknownProperty> find(Environment environment) {
-        Set<ConfigurationPropertyName> known = knownProperties();
+        Set<ConfigurationPropertyName> known = new TreeSet<>();
+        Set<ConfigurationPropertyName> maps = new TreeSet<>();
+        collect(DistributedLockProperties.class, PREFIX, known, maps);
         Map<ConfigurationPropertyName, UnknownProperty> unknown = new LinkedHashMap<>();
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
             if (!(source instanceof IterableConfigurationPropertySource iterable)) {
@@ -65,7 +71,7 @@ final class UnknownPropertyCheck {
             iterable.stream().filter(PREFIX::isAncestorOf).forEach((name) -> {
                 // A list or map property is bound from indexed names: endpoints[0], endpoints.0.
                 ConfigurationPropertyName property = withoutIndexes(name);
-                if (!known.contains(property) && !unknown.containsKey(property)) {
+                if (!isKnown(property, known, maps) && !unknown.containsKey(property)) {
                     ConfigurationProperty value = source.getConfigurationProperty(name);
                     unknown.put(property, new UnknownProperty(name.toString(),
                             (value != null) ? value.getOrigin() : null, closest(property, known)));
@@ -77,14 +83,32 @@ final class UnknownPropertyCheck {
         return found;
     }
 
+    /**
+     * @return whether {@code property} binds: a known property, a group of known properties (an
+     * empty YAML section sets one to ""), or an entry of a known map property
+     */
+    private static boolean isKnown(ConfigurationPropertyName property, Set<ConfigurationPropertyName> known,
+            Set<ConfigurationPropertyName> maps) {
+        if (known.contains(property)) {
+            return true;
+        }
+        for (ConfigurationPropertyName name : known) {
+            if (property.isAncestorOf(name) || (maps.contains(name) && name.isAncestorOf(property))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return every property name that binds to {@link DistributedLockProperties}, with the prefix */
     static Set<ConfigurationPropertyName> knownProperties() {
         Set<ConfigurationPropertyName> known = new TreeSet<>();
-        collect(DistributedLockProperties.class, PREFIX, known);
+        collect(DistributedLockProperties.class, PREFIX, known, new TreeSet<>());
         return known;
     }
 
-    private static void collect(Class<?> type, ConfigurationPropertyName prefix, Set<ConfigurationPropertyName> known) {
+    private static void collect(Class<?> type, ConfigurationPropertyName prefix, Set<ConfigurationPropertyName> known,
+            Set<ConfigurationPropertyName> maps) {
         for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type)) {
             Class<?> propertyType = descriptor.getPropertyType();
             if (descriptor.getReadMethod() == null || propertyType == null || descriptor.getName().equals("class")) {
@@ -95,11 +119,14 @@ final class UnknownPropertyCheck {
             ConfigurationPropertyName name = prefix.append(dashed);
             boolean nested = propertyType.getDeclaringClass() == DistributedLockProperties.class && !propertyType.isEnum();
             if (nested) {
-                collect(propertyType, name, known);
+                collect(propertyType, name, known, maps);
             }
             else if (descriptor.getWriteMethod() != null || Collection.class.isAssignableFrom(propertyType)
                     || Map.class.isAssignableFrom(propertyType)) {
                 known.add(name);
+                if (Map.class.isAssignableFrom(propertyType)) {
+                    maps.add(name);
+                }
             }
         }
     }

@@ -17,14 +17,15 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
  * <li>409 Conflict, {@code code} {@code lock-busy}: another owner held the lock for the whole
  * wait timeout; the same request may succeed later;</li>
  * <li>503 Service Unavailable, {@code code} {@code lock-store-unavailable}: the lock store failed
- * or could not be reached, or the application is shutting down (the registry closed, the waiting
- * thread interrupted).</li>
+ * or could not be reached, or the application is shutting down (the registry closed while the
+ * request waited, the waiting thread interrupted).</li>
  * </ul>
  * The body names neither the lock key nor its holder, which may say more about the application
  * than its clients should learn; {@code waitedMillis} says how long the request waited.
  * <p>
- * Ordered last, so that an exception handler of the application for
- * {@link LockAcquisitionException} (or a supertype) takes precedence; a bean of this type
+ * Ordered last: an exception handler of the application for {@link LockAcquisitionException} (or a
+ * supertype) takes precedence when it is ordered before this one, or has no order and is one of
+ * the application's own beans (registered before auto-configured ones); a bean of this type
  * replaces the auto-configured one.
  */
 @ControllerAdvice

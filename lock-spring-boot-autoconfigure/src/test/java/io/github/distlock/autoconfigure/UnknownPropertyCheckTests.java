@@ -52,6 +52,8 @@ class UnknownPropertyCheckTests {
             .withProperty("distributed-lock.etcd.endpoints.1", "http://b:2379")
             .withProperty("distributed-lock.etcd.tls.ca-file", "/etc/ca.pem")
             .withProperty("distributed-lock.local-handoff.window", "10ms")
+            // An empty YAML section ("etcd:" with everything under it commented out) sets the group to "".
+            .withProperty("distributed-lock.etcd", "")
             .withProperty("spring.data.redis.host", "localhost");
         assertThat(UnknownPropertyCheck.find(environment)).isEmpty();
     }
