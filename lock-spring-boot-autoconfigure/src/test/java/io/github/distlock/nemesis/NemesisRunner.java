@@ -60,6 +60,9 @@ public final class NemesisRunner {
     /** The lock keys: one hot, three cold. */
     static final List<String> KEYS = List.of("hot", "cold-1", "cold-2", "cold-3");
 
+    /** How long a replacement worker may take to get ready: the store may be down or restarting meanwhile. */
+    private static final Duration WORKER_START = Duration.ofMinutes(3);
+
     /** Quiet time on top of TTL + election after the last heal, for scheduling on a loaded machine. */
     static final Duration CALM_MARGIN = Duration.ofSeconds(2);
 
@@ -273,11 +276,22 @@ public final class NemesisRunner {
                 worker.process().kill();
                 this.history.record(new WorkerKilled(System.nanoTime(), RUNNER, worker.id()));
                 this.kills.incrementAndGet();
-                this.slots[fault.target()] = startWorker(fault.target());
+                Worker replacement = startWorker(fault.target());
+                this.slots[fault.target()] = replacement;
                 // Read once it is warmed up.
-                this.slots[fault.target()].process().sendLine(NemesisWorker.GO);
-                System.out.println("nemesis: killed " + worker.id() + ", replaced by " + this.slots[fault.target()].id());
-                return null;
+                replacement.process().sendLine(NemesisWorker.GO);
+                System.out.println("nemesis: killed " + worker.id() + ", replaced by " + replacement.id());
+                // The slot's next fault waits until the replacement is ready: a fault on a worker still starting
+                // (creating its tables, say) only kept it from starting, and it exited or missed its STOP.
+                return healer.schedule(() -> {
+                    try {
+                        replacement.process().awaitLine((line) -> line.startsWith(NemesisWorker.READY), WORKER_START);
+                    }
+                    catch (AssertionError ex) {
+                        this.problems.add(replacement.id() + " did not get ready within " + WORKER_START.toSeconds()
+                                + " s: " + ex.getMessage());
+                    }
+                }, 0, TimeUnit.MILLISECONDS);
             }
             case PAUSE_WORKER -> {
                 Worker worker = this.slots[fault.target()];
