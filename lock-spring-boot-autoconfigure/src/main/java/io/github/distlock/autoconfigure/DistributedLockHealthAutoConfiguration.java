@@ -134,39 +134,46 @@ public final class DistributedLockHealthAutoConfiguration {
         }
     }
 
-    /** Matches when the bean factory has more than one lock registry that depends on a store. */
-    static final class SeveralStoreRegistriesCondition extends SpringBootCondition implements ConfigurationCondition {
+    /**
+     * Whether the bean factory has several lock registries that depend on a store, or at most one,
+     * counted once the application's bean definitions are in (at parse time there would be none yet).
+     */
+    abstract static class StoreRegistryCountCondition extends SpringBootCondition implements ConfigurationCondition {
+
+        private final boolean several;
+
+        StoreRegistryCountCondition(boolean several) {
+            this.several = several;
+        }
 
         @Override
         public ConfigurationPhase getConfigurationPhase() {
-            // Once the application's bean definitions are in: counted at parse time, there would be none yet.
             return ConfigurationPhase.REGISTER_BEAN;
         }
 
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
             long stores = storeRegistries(context);
-            ConditionMessage.Builder message = ConditionMessage.forCondition("Several store lock registries");
-            return (stores > 1) ? ConditionOutcome.match(message.found("registries").items(stores))
-                    : ConditionOutcome.noMatch(message.because(stores + " store registries"));
+            ConditionMessage message = ConditionMessage
+                .forCondition(this.several ? "Several store lock registries" : "One store lock registry")
+                .because(stores + " store registries");
+            return ((stores > 1) == this.several) ? ConditionOutcome.match(message) : ConditionOutcome.noMatch(message);
         }
     }
 
-    /** Matches when the bean factory has at most one lock registry that depends on a store. */
-    static final class OneStoreRegistryCondition extends SpringBootCondition implements ConfigurationCondition {
+    /** More than one lock registry that depends on a store. */
+    static final class SeveralStoreRegistriesCondition extends StoreRegistryCountCondition {
 
-        @Override
-        public ConfigurationPhase getConfigurationPhase() {
-            // Once the application's bean definitions are in: counted at parse time, there would be none yet.
-            return ConfigurationPhase.REGISTER_BEAN;
+        SeveralStoreRegistriesCondition() {
+            super(true);
         }
+    }
 
-        @Override
-        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            long stores = storeRegistries(context);
-            ConditionMessage.Builder message = ConditionMessage.forCondition("One store lock registry");
-            return (stores <= 1) ? ConditionOutcome.match(message.because(stores + " store registries"))
-                    : ConditionOutcome.noMatch(message.found("registries").items(stores));
+    /** At most one lock registry that depends on a store. */
+    static final class OneStoreRegistryCondition extends StoreRegistryCountCondition {
+
+        OneStoreRegistryCondition() {
+            super(false);
         }
     }
 

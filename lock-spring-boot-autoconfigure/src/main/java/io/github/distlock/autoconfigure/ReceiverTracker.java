@@ -224,16 +224,16 @@ abstract class ReceiverTracker extends MethodVisitor {
 
     @Override
     public void visitTableSwitchInsn(int min, int max, Label defaultLabel, Label... labels) {
-        pop(1);
-        jumpsTo(defaultLabel);
-        for (Label label : labels) {
-            jumpsTo(label);
-        }
-        unreachable();
+        switchTo(defaultLabel, labels);
     }
 
     @Override
     public void visitLookupSwitchInsn(Label defaultLabel, int[] keys, Label[] labels) {
+        switchTo(defaultLabel, labels);
+    }
+
+    /** A switch takes its key and goes to one of its labels, never on. */
+    private void switchTo(Label defaultLabel, Label[] labels) {
         pop(1);
         jumpsTo(defaultLabel);
         for (Label label : labels) {
