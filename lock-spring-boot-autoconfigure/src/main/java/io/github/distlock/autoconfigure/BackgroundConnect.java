@@ -1,11 +1,7 @@
 package io.github.distlock.autoconfigure;
 
-import java.time.Duration;
-import java.time.temporal.ChronoUnit;
-
 import io.github.distlock.InspectableLockRegistry;
 import org.apache.commons.logging.Log;
-import org.springframework.boot.convert.DurationStyle;
 
 /**
  * How a store configuration starts its registry: one line that says which store the locks use,
@@ -26,12 +22,6 @@ final class BackgroundConnect {
      */
     static void announce(String description, String namespace, String lease, Log logger) {
         logger.info("Distributed locks use " + description + ", " + namespace + ", " + lease);
-    }
-
-    /** @return {@code duration} as the properties take it: {@code 10s}, {@code 500ms} */
-    static String format(Duration duration) {
-        boolean wholeSeconds = duration.toMillis() % 1_000 == 0;
-        return DurationStyle.SIMPLE.print(duration, wholeSeconds ? ChronoUnit.SECONDS : ChronoUnit.MILLIS);
     }
 
     /**

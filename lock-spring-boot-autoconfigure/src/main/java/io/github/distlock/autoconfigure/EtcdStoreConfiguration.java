@@ -75,7 +75,7 @@ class EtcdStoreConfiguration {
         EtcdLockRegistry registry = builder.build();
         String description = endpoints.isEmpty() ? "etcd (the application's Client)" : "etcd at " + endpoints;
         BackgroundConnect.announce(description, "namespace '" + etcd.getNamespace() + "'",
-                "lease TTL " + BackgroundConnect.format(etcd.getLeaseTtl()), logger);
+                "lease TTL " + PropertyChecks.print(etcd.getLeaseTtl()), logger);
         if (etcd.isFailFast()) {
             awaitConnected(registry, etcd, endpoints);
             return registry;

@@ -81,7 +81,7 @@ class JdbcStoreConfiguration {
             }
             JdbcLockRegistry registry = builder.build();
             BackgroundConnect.announce(description, "tables " + jdbc.getTablePrefix() + "*",
-                    "lease TTL " + BackgroundConnect.format(jdbc.getLeaseTtl()), logger);
+                    "lease TTL " + PropertyChecks.print(jdbc.getLeaseTtl()), logger);
             BackgroundConnect.connect(registry, description, logger);
             return registry;
         }

@@ -75,8 +75,11 @@ final class PropertyChecks {
         return (secret != null) ? "******" : null;
     }
 
-    /** The value in the largest unit that holds it exactly ({@code 25d}, {@code -1s}, {@code 500ms}). */
-    private static String print(@Nullable Duration value) {
+    /**
+     * The value in the largest unit that holds it exactly ({@code 25d}, {@code -1s}, {@code 500ms}),
+     * as messages and the start-up line show it.
+     */
+    static String print(@Nullable Duration value) {
         if (value == null) {
             return "null";
         }

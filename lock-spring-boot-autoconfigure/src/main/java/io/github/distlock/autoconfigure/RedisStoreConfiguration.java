@@ -68,7 +68,7 @@ class RedisStoreConfiguration {
                 .description(description)
                 .build();
             BackgroundConnect.announce(description, "namespace '" + redis.getNamespace() + "'",
-                    "lease TTL " + BackgroundConnect.format(redis.getLeaseTtl()), logger);
+                    "lease TTL " + PropertyChecks.print(redis.getLeaseTtl()), logger);
             BackgroundConnect.connect(registry, description, logger);
             return registry;
         }

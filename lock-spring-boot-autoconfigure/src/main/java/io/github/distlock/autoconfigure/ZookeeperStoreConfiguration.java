@@ -99,7 +99,7 @@ class ZookeeperStoreConfiguration {
             if (beanFactory.containsBean("distributedLockCuratorFramework")) {
                 // The client was built from distributed-lock.zookeeper.session-timeout: warn if ZooKeeper grants another.
                 builder.requestedSessionTimeout(zookeeper.getSessionTimeout());
-                lease = "session timeout " + BackgroundConnect.format(zookeeper.getSessionTimeout());
+                lease = "session timeout " + PropertyChecks.print(zookeeper.getSessionTimeout());
             }
             ZookeeperLockRegistry registry = builder.build();
             BackgroundConnect.announce(description, "namespace '" + zookeeper.getNamespace() + "'", lease, logger);
